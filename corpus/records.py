@@ -56,7 +56,9 @@ def parse_record(line: str, path: str, lineno: int) -> CorpusRecord:
     except json.JSONDecodeError as e:
         raise InputError(path, lineno, f"malformed JSON: {e.msg} (column {e.colno})") from e
     if not isinstance(obj, dict):
-        raise InputError(path, lineno, f"wrong type: expected a JSON object, got {type(obj).__name__}")
+        raise InputError(
+            path, lineno, f"wrong type: expected a JSON object, got {type(obj).__name__}"
+        )
     for key in REQUIRED_FIELDS:
         if key not in obj:
             raise InputError(path, lineno, f"missing field: {key!r}")

@@ -1,0 +1,334 @@
+"""The shard executor every corpus stage runs on.
+
+A stage is a top-level function ``process(job: ShardJob) -> dict`` that turns
+one input file (a shard) into output files and returns integer counts. The
+executor owns everything around it, so every stage gets the same guarantees:
+
+* one shard per input file, named by its position in the sorted input list;
+* outputs written through `RecordWriter` (temporary name, atomic rename) and a
+  completion marker per shard written last, so a run killed at any moment and
+  started again redoes only unfinished shards, with byte-identical results;
+* counts summed over shards into ``stats.json``, bad lines quarantined per
+  shard under ``quarantine/`` and counted;
+* ``manifest.json`` (stage, version, command, config, input sizes and hashes,
+  counts, times) written when all shards are done; a later run with the same
+  stage, config and inputs finds it and skips the work;
+* a local process pool by default, or Ray tasks on a cluster (``--executor
+  ray``): the shard function and its guarantees are the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus.readers import expand_inputs
+from corpus.textio import Quarantine
+
+log = logging.getLogger(__name__)
+
+DONE_DIR = ".done"
+QUARANTINE_DIR = "quarantine"
+RUN_FILE = ".run.json"
+VERSION = "1"
+
+
+@dataclass
+class ShardJob:
+    """One unit of work: one input file, its output names, config and per-worker state."""
+
+    index: int
+    input_path: str
+    output_dir: str
+    config: dict[str, Any]
+    state: Any = None
+    quarantine: Quarantine = field(default_factory=Quarantine)
+
+    @property
+    def name(self) -> str:
+        return f"shard-{self.index:05d}"
+
+    def output_path(self, name: str | None = None, suffix: str = ".jsonl.gz") -> str:
+        """Main output ``DIR/<shard>.jsonl.gz``; a side output ``DIR/<name>/<shard>.jsonl.gz``."""
+        folder = self.output_dir if name is None else os.path.join(self.output_dir, name)
+        return os.path.join(folder, self.name + suffix)
+
+
+def merge_counts(total: dict, part: Mapping) -> dict:
+    """Adds nested integer counts of `part` into `total` (in place) and returns it."""
+    for key, value in part.items():
+        if isinstance(value, Mapping):
+            merge_counts(total.setdefault(key, {}), value)
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"count {key!r} must be a number or a dict, got {value!r}")
+        else:
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def _sorted(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _sorted(obj[k]) for k in sorted(obj)}
+    return obj
+
+
+def file_digest(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _write_json(path: str, obj: Any) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+# Per-worker state: the result of `init(*init_args)`, computed once per process.
+_STATE: dict[str, Any] = {}
+
+
+def _worker_state(init: Callable | None, init_args: tuple) -> Any:
+    if init is None:
+        return None
+    digest = hashlib.sha256(repr(init_args).encode()).hexdigest()
+    key = f"{init.__module__}.{init.__qualname__}:{digest}"
+    if key not in _STATE:
+        _STATE.clear()
+        _STATE[key] = init(*init_args)
+    return _STATE[key]
+
+
+def run_shard(
+    process: Callable[[ShardJob], dict],
+    job: ShardJob,
+    init: Callable | None = None,
+    init_args: tuple = (),
+) -> dict:
+    """Runs one shard and writes its completion marker; the unit a worker or Ray task runs."""
+    job.state = _worker_state(init, init_args)
+    qdir = os.path.join(job.output_dir, QUARANTINE_DIR)
+    qpath = os.path.join(qdir, job.name + ".jsonl")
+    if os.path.exists(qpath + ".tmp"):  # left by a killed attempt
+        os.remove(qpath + ".tmp")
+    job.quarantine = Quarantine(qpath + ".tmp")
+    try:
+        counts = process(job)
+    finally:
+        job.quarantine.close()
+    if job.quarantine.total:
+        os.replace(qpath + ".tmp", qpath)
+        counts = merge_counts(dict(counts), {"quarantined": dict(job.quarantine.counts)})
+    marker = {"shard": job.name, "input": job.input_path, "counts": _sorted(counts)}
+    _write_json(os.path.join(job.output_dir, DONE_DIR, job.name + ".json"), marker)
+    return counts
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """The execution options every corpus CLI shares."""
+    g = parser.add_argument_group("execution")
+    g.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
+    g.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local process pool (default) or Ray tasks on a cluster (pip install '.[cluster]')",
+    )
+    g.add_argument("--ray-address", default=None, help="Ray cluster address (default: auto)")
+    g.add_argument(
+        "--on-error",
+        choices=("raise", "skip"),
+        default="raise",
+        help="bad input lines: stop with file:line (raise) or quarantine and count them (skip)",
+    )
+    g.add_argument(
+        "--force",
+        action="store_true",
+        help="redo the stage even if OUTPUT holds a finished or different run",
+    )
+
+
+def _fingerprint(stage: str, config: dict, inputs: list[dict]) -> str:
+    blob = json.dumps(
+        {"stage": stage, "version": VERSION, "config": config, "inputs": inputs},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _clear(output_dir: str) -> None:
+    import shutil
+
+    for entry in os.listdir(output_dir):
+        path = os.path.join(output_dir, entry)
+        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+
+
+def run_stage(
+    stage: str,
+    inputs: list[str],
+    output_dir: str,
+    process: Callable[[ShardJob], dict],
+    config: dict[str, Any],
+    *,
+    workers: int | None = None,
+    executor: str = "local",
+    init: Callable | None = None,
+    init_args: tuple = (),
+    argv: list[str] | None = None,
+    ray_address: str | None = None,
+    force: bool = False,
+) -> dict:
+    """Runs `process` over every input file, resumably; returns the merged counts.
+
+    `config` must be JSON-serialisable: it is part of the run's fingerprint
+    (with the stage name and the inputs' hashes), and a finished run with the
+    same fingerprint is not redone.
+    """
+    files = expand_inputs(inputs)
+    if not files:
+        raise FileNotFoundError(f"{stage}: no input files in {inputs}")
+    os.makedirs(output_dir, exist_ok=True)
+    input_info = [{"path": p, "bytes": os.path.getsize(p), "sha256": file_digest(p)} for p in files]
+    fingerprint = _fingerprint(stage, config, input_info)
+    manifest_path = os.path.join(output_dir, "manifest.json")
+    run_path = os.path.join(output_dir, RUN_FILE)
+
+    if os.path.exists(manifest_path) and not force:
+        with open(manifest_path, encoding="utf-8") as fh:
+            manifest = json.load(fh)
+        if manifest.get("fingerprint") == fingerprint:
+            log.info("%s: %s is up to date (manifest matches); nothing to do", stage, output_dir)
+            return manifest["counts"]
+        raise FileExistsError(
+            f"{output_dir} holds a finished run with other inputs or config; "
+            "choose another --output or pass --force"
+        )
+    if os.path.exists(run_path):
+        with open(run_path, encoding="utf-8") as fh:
+            previous = json.load(fh).get("fingerprint")
+        if previous != fingerprint and not force:
+            raise FileExistsError(
+                f"{output_dir} holds an unfinished run with other inputs or config; "
+                "choose another --output or pass --force"
+            )
+        if previous != fingerprint:
+            _clear(output_dir)
+    elif os.listdir(output_dir) and force:
+        _clear(output_dir)
+    elif os.listdir(output_dir):
+        raise FileExistsError(
+            f"{output_dir} is not empty and holds no run of ours; refusing to mix"
+        )
+    _write_json(run_path, {"fingerprint": fingerprint, "stage": stage})
+    os.makedirs(os.path.join(output_dir, DONE_DIR), exist_ok=True)
+
+    started = time.time()
+    jobs = [ShardJob(i, p, output_dir, config) for i, p in enumerate(files)]
+    todo = [j for j in jobs if not os.path.exists(_marker(j))]
+    if len(todo) < len(jobs):
+        log.info(
+            "%s: resuming, %d of %d shards already done", stage, len(jobs) - len(todo), len(jobs)
+        )
+    _execute(stage, process, todo, workers or 1, executor, init, init_args, ray_address)
+
+    counts: dict = {}
+    for job in jobs:  # shard order, so stats.json is the same however shards were scheduled
+        with open(_marker(job), encoding="utf-8") as fh:
+            merge_counts(counts, json.load(fh)["counts"])
+    counts = _sorted(counts)
+    _write_json(os.path.join(output_dir, "stats.json"), counts)
+    manifest = {
+        "stage": stage,
+        "version": VERSION,
+        "fingerprint": fingerprint,
+        "argv": list(sys.argv if argv is None else argv),
+        "config": config,
+        "inputs": input_info,
+        "shards": len(jobs),
+        "counts": counts,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    _write_json(manifest_path, manifest)
+    os.remove(run_path)
+    return counts
+
+
+def _marker(job: ShardJob) -> str:
+    return os.path.join(job.output_dir, DONE_DIR, job.name + ".json")
+
+
+def _progress(stage: str, total: int):
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        return tqdm(total=total, desc=stage, unit="shard")
+    return None
+
+
+def _execute(stage, process, jobs, workers, executor, init, init_args, ray_address) -> None:
+    if not jobs:
+        return
+    bar = _progress(stage, len(jobs))
+    done = 0
+
+    def tick(job: ShardJob) -> None:
+        nonlocal done
+        done += 1
+        if bar is not None:
+            bar.update(1)
+        else:
+            log.info("%s: shard %s done (%d/%d)", stage, job.name, done, len(jobs))
+
+    if executor == "ray":
+        _execute_ray(process, jobs, init, init_args, ray_address, tick)
+    elif executor != "local":
+        raise ValueError(f"unknown executor {executor!r}")
+    elif workers <= 1 or len(jobs) == 1:
+        for job in jobs:
+            run_shard(process, job, init, init_args)
+            tick(job)
+    else:
+        # spawn: workers start clean (no inherited locks or threads), so the same
+        # code is safe whatever the parent imported.
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(min(workers, len(jobs))) as pool:
+            pending = [
+                (job, pool.apply_async(run_shard, (process, job, init, init_args))) for job in jobs
+            ]
+            for job, res in pending:
+                res.get()
+                tick(job)
+    if bar is not None:
+        bar.close()
+
+
+def _execute_ray(process, jobs, init, init_args, address, tick) -> None:
+    try:
+        import ray
+    except ImportError as e:  # pragma: no cover - depends on the optional extra
+        raise SystemExit("--executor ray needs Ray: pip install '.[cluster]'") from e
+    if not ray.is_initialized():
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    remote = ray.remote(run_shard)
+    refs = {remote.remote(process, job, init, init_args): job for job in jobs}
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        ray.get(ready[0])
+        tick(refs[ready[0]])

@@ -1,0 +1,27 @@
+"""Shared test fixtures: where the real data is, and a skip when it is absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.datadir import resolve_data_dir
+
+
+def _data_dir() -> Path | None:
+    try:
+        return resolve_data_dir()
+    except FileNotFoundError:
+        return None
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The real shared data (KLUE + raw corpus); skips the test when it is absent."""
+    d = _data_dir()
+    if d is None or not (d / "corpus").is_dir():
+        pytest.skip(
+            "real data not found: set KLUE_DATA_DIR or place ../shared/data beside the repo"
+        )
+    return d

@@ -1,0 +1,147 @@
+"""The shard executor: accounting, resume after a kill, manifest skip, quarantine."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from corpus.executor import ShardJob, merge_counts, run_stage
+from corpus.readers import iter_records
+from corpus.records import RecordWriter, read_records
+
+
+def upper_shard(job: ShardJob) -> dict:
+    """A toy stage: keeps records with text longer than min_chars, upper-cased."""
+    counts = {"read": 0, "kept": 0, "removed": {"too_short": 0}}
+    with RecordWriter(job.output_path()) as out, RecordWriter(job.output_path("removed")) as rem:
+        for rec in iter_records(
+            job.input_path, on_error=job.config["on_error"], quarantine=job.quarantine
+        ):
+            counts["read"] += 1
+            if len(rec.text) < job.config["min_chars"]:
+                counts["removed"]["too_short"] += 1
+                rem.write(rec)
+            else:
+                counts["kept"] += 1
+                out.write(rec.replace(text=rec.text.upper()))
+    return counts
+
+
+def _inputs(tmp_path, n=4):
+    d = tmp_path / "in"
+    d.mkdir()
+    for i in range(n):
+        (d / f"f{i}.txt").write_text("".join(f"line {i} {j} {'x' * (j % 5)}\n" for j in range(50)))
+    return d
+
+
+def _tree(root) -> dict:
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            if f == "manifest.json":
+                continue
+            p = os.path.join(dirpath, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = fh.read()
+    return out
+
+
+def test_merge_counts_nested():
+    total = merge_counts({}, {"a": 1, "b": {"c": 2}})
+    merge_counts(total, {"a": 2, "b": {"c": 1, "d": 4}})
+    assert total == {"a": 3, "b": {"c": 3, "d": 4}}
+    with pytest.raises(TypeError):
+        merge_counts({}, {"a": "x"})
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_accounting_and_outputs(tmp_path, workers):
+    src = _inputs(tmp_path)
+    out = tmp_path / "out"
+    cfg = {"min_chars": 10, "on_error": "raise"}
+    counts = run_stage("toy", [str(src)], str(out), upper_shard, cfg, workers=workers)
+    assert counts["read"] == 200
+    assert counts["read"] == counts["kept"] + counts["removed"]["too_short"]
+    kept = [r for i in range(4) for r in read_records(out / f"shard-{i:05d}.jsonl.gz")]
+    assert len(kept) == counts["kept"] and all(
+        r.text.isupper() or not r.text.isalpha() for r in kept
+    )
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"] == counts and manifest["shards"] == 4
+    assert all(len(i["sha256"]) == 64 for i in manifest["inputs"])
+    assert json.loads((out / "stats.json").read_text()) == counts
+
+
+def test_second_run_skips_and_different_config_refuses(tmp_path):
+    src = _inputs(tmp_path, 2)
+    out = tmp_path / "out"
+    cfg = {"min_chars": 10, "on_error": "raise"}
+    run_stage("toy", [str(src)], str(out), upper_shard, cfg, workers=1)
+    mtime = os.path.getmtime(out / "shard-00000.jsonl.gz")
+    run_stage("toy", [str(src)], str(out), upper_shard, cfg, workers=1)
+    assert os.path.getmtime(out / "shard-00000.jsonl.gz") == mtime
+    with pytest.raises(FileExistsError):
+        run_stage("toy", [str(src)], str(out), upper_shard, {**cfg, "min_chars": 3}, workers=1)
+    counts = run_stage(
+        "toy", [str(src)], str(out), upper_shard, {**cfg, "min_chars": 3}, force=True
+    )
+    assert counts["read"] == 100
+
+
+def test_quarantine_counts_bad_lines_without_content(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_bytes(
+        b"good line one\n\xff\xfe secret 010-1234-5678\nbad \x00 nul\nok again\n"
+    )
+    out = tmp_path / "out"
+    counts = run_stage(
+        "toy", [str(src)], str(out), upper_shard, {"min_chars": 1, "on_error": "skip"}
+    )
+    assert counts["read"] == 2
+    assert counts["quarantined"] == {"invalid UTF-8": 1, "NUL byte in line": 1}
+    q = (out / "quarantine" / "shard-00000.jsonl").read_text()
+    assert "1234" not in q and '"line": 2' in q
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    import test_executor as t
+    from corpus.executor import run_stage
+
+    calls = {{"n": 0}}
+    def dying(job):
+        calls["n"] += 1
+        if calls["n"] == {kill_at}:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return t.upper_shard(job)
+    run_stage("toy", [{src!r}], {out!r}, dying, {{"min_chars": 10, "on_error": "raise"}}, workers=1)
+    """
+)
+
+
+def test_resume_after_kill_is_byte_identical(tmp_path):
+    src = _inputs(tmp_path, 5)
+    ref = tmp_path / "ref"
+    run_stage("toy", [str(src)], str(ref), upper_shard, {"min_chars": 10, "on_error": "raise"})
+    out = tmp_path / "out"
+    code = KILL_SCRIPT.format(
+        tests=os.path.dirname(__file__), kill_at=3, src=str(src), out=str(out)
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=os.path.dirname(os.path.dirname(__file__))
+    )
+    assert proc.returncode == -signal.SIGKILL
+    assert not (out / "manifest.json").exists()
+    assert len(os.listdir(out / ".done")) == 2
+    run_stage("toy", [str(src)], str(out), upper_shard, {"min_chars": 10, "on_error": "raise"})
+    assert _tree(out) == _tree(ref)

@@ -1,0 +1,194 @@
+"""Raw-corpus readers and checked text I/O: formats, ids, and every kind of bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+import zstandard
+
+from corpus.readers import detect_format, expand_inputs, iter_records
+from corpus.records import CorpusRecord, RecordWriter, read_records
+from corpus.textio import InputError, Quarantine, iter_lines, load_json
+
+WIKI = (
+    '<doc id="7" url="https://ko.wikipedia.org/wiki?curid=7" title="한국어">\n'
+    "한국어\n\n한국어는 대한민국의 공용어이다. 조선어라고도 한다.\n\n두 번째 문단.\n</doc>\n"
+    '<doc id="9" url="u" title="빈 문서">\n빈 문서\n</doc>\n'
+)
+
+
+def test_plain_text_ids_are_file_and_line(tmp_path):
+    p = tmp_path / "src" / "a.txt"
+    p.parent.mkdir()
+    p.write_text("첫 줄\n\n셋째 줄\r\n")
+    recs = list(iter_records(p))
+    assert [r.id for r in recs] == ["src/a.txt:1", "src/a.txt:3"]
+    assert [r.text for r in recs] == ["첫 줄", "셋째 줄"]
+    assert recs[0].source == "src"
+
+
+def test_compressed_inputs_read_the_same(tmp_path):
+    body = "가나다\n라마바\n".encode()
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(body))
+    (tmp_path / "b.txt.zst").write_bytes(zstandard.ZstdCompressor().compress(body))
+    for name in ("a.txt.gz", "b.txt.zst"):
+        assert [r.text for r in iter_records(tmp_path / name)] == ["가나다", "라마바"]
+        assert iter_records(tmp_path / name).__next__().id.endswith(name.split(".")[0] + ".txt:1")
+
+
+def test_wikiextractor_one_record_per_article(tmp_path):
+    p = tmp_path / "wiki_00"
+    p.write_text(WIKI)
+    assert detect_format(p) == "wikiextractor"
+    recs = list(iter_records(p))
+    assert len(recs) == 1  # the empty article is skipped (counted), not an error
+    assert recs[0].id == "wiki-7" and recs[0].extra["title"] == "한국어"
+    assert recs[0].text == "한국어는 대한민국의 공용어이다. 조선어라고도 한다.\n두 번째 문단."
+
+
+def test_wikiextractor_unclosed_doc_is_an_error(tmp_path):
+    p = tmp_path / "wiki_01"
+    p.write_text(WIKI.rsplit("</doc>", 1)[0])
+    with pytest.raises(InputError, match=r"wiki_01:8: truncated"):
+        list(iter_records(p))
+
+
+def test_petitions_and_generic_jsonl(tmp_path):
+    p = tmp_path / "petitions_2019-01"
+    row = {"category": "기타", "content": "본문입니다.", "petition_idx": "123", "title": "제목"}
+    p.write_text(json.dumps(row, ensure_ascii=False) + "\n")
+    assert detect_format(p) == "petitions"
+    (rec,) = iter_records(p)
+    assert rec.id == "petition-123" and rec.text == "본문입니다." and rec.extra["title"] == "제목"
+    q = tmp_path / "reviews.jsonl"
+    q.write_text(json.dumps({"review": "재밌다", "rating": "10"}, ensure_ascii=False) + "\n")
+    (rec,) = iter_records(q)
+    assert (
+        rec.text == "재밌다"
+        and rec.extra == {"rating": "10"}
+        and rec.id == f"{tmp_path.name}/reviews.jsonl:1"
+    )
+
+
+def test_corpus_records_round_trip_keep_extra_fields(tmp_path):
+    recs = [CorpusRecord("a-1", "문장 하나", "wiki", {"doc_id": "a", "n": 3})]
+    with RecordWriter(tmp_path / "r.jsonl.gz") as w:
+        for r in recs:
+            w.write(r)
+    assert list(read_records(tmp_path / "r.jsonl.gz")) == recs
+    assert list(iter_records(tmp_path / "r.jsonl.gz")) == recs
+
+
+def test_gzip_output_is_byte_deterministic(tmp_path):
+    for name in ("x.jsonl.gz", "y.jsonl.gz"):
+        with RecordWriter(tmp_path / name) as w:
+            w.write(CorpusRecord("1", "같은 내용", "s"))
+    assert (tmp_path / "x.jsonl.gz").read_bytes() == (tmp_path / "y.jsonl.gz").read_bytes()
+
+
+def test_csv_and_tsv_by_column(tmp_path):
+    c = tmp_path / "qa.csv"
+    c.write_text('Q,A,label\n"안녕, 반가워",네,0\n"여러\n줄",응,1\n')
+    recs = list(iter_records(c, column="Q"))
+    assert [r.text for r in recs] == ["안녕, 반가워", "여러\n줄"]
+    assert [r.id.split(":")[1] for r in recs] == ["2", "3"]
+    t = tmp_path / "x.tsv"
+    t.write_text('text\tlabel\n"따옴표" 그대로\t1\n')
+    assert [r.text for r in iter_records(t, column="text")] == ['"따옴표" 그대로']
+
+
+def test_tsv_wrong_columns(tmp_path):
+    t = tmp_path / "x.tsv"
+    t.write_text("text\tlabel\n좋다\t1\n나쁘다\n")
+    with pytest.raises(InputError, match=r"x.tsv:3: wrong columns"):
+        list(iter_records(t, column="text"))
+    with pytest.raises(InputError, match="no column 'body'"):
+        list(iter_records(t, column="body"))
+    q = Quarantine()
+    assert len(list(iter_records(t, column="text", on_error="skip", quarantine=q))) == 1
+    assert q.counts == {"wrong columns": 1}
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (b"ok\n\xc3\x28 broken\nok\n", r":2: invalid UTF-8"),
+        (b"ok\nnul\x00here\n", r":2: NUL byte"),
+    ],
+)
+def test_bad_bytes_raise_with_file_and_line_or_quarantine(tmp_path, payload, reason):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(payload)
+    with pytest.raises(InputError, match=reason):
+        list(iter_records(p))
+    with Quarantine(tmp_path / "q.jsonl") as q:
+        recs = list(iter_records(p, on_error="skip", quarantine=q))
+    assert q.total == 1 and all(r.text.startswith("ok") for r in recs)
+    entry = json.loads((tmp_path / "q.jsonl").read_text())
+    assert entry["line"] == 2 and "sha256" in entry and "text" not in entry
+
+
+def test_huge_line_is_bounded(tmp_path):
+    p = tmp_path / "huge.txt"
+    with open(p, "wb") as fh:
+        fh.write(b"first\n" + b"a" * (20 * 1024 * 1024) + b"\nlast\n")
+    with pytest.raises(InputError, match=r"huge.txt:2: line too long"):
+        list(iter_records(p))
+    q = Quarantine()
+    assert [r.text for r in iter_records(p, on_error="skip", quarantine=q)] == ["first", "last"]
+    assert q.counts == {"line too long": 1}
+
+
+def test_truncated_gzip_always_raises(tmp_path):
+    data = gzip.compress(("문장\n" * 20000).encode())
+    p = tmp_path / "cut.txt.gz"
+    p.write_bytes(data[: len(data) // 2])
+    for mode in ("raise", "skip"):
+        with pytest.raises(InputError, match="cut.txt.gz: corrupt or truncated"):
+            list(iter_records(p, on_error=mode, quarantine=Quarantine()))
+
+
+def test_empty_file_gives_no_records_and_empty_json_is_an_error(tmp_path):
+    p = tmp_path / "empty.txt"
+    p.write_bytes(b"")
+    assert list(iter_records(p)) == []
+    assert list(iter_lines(p)) == []
+    j = tmp_path / "empty.json"
+    j.write_bytes(b"")
+    with pytest.raises(InputError, match="empty.json: empty file"):
+        load_json(j)
+
+
+def test_missing_field_and_malformed_json(tmp_path):
+    p = tmp_path / "recs.jsonl"
+    p.write_text('{"id": "1", "text": "a", "source": "s"}\n{"id": "2", "source": "s"}\n{"id": \n')
+    with pytest.raises(InputError, match=r"recs.jsonl:2: missing field: 'text'"):
+        list(read_records(p))
+    q = Quarantine()
+    assert [r.id for r in read_records(p, on_error="skip", quarantine=q)] == ["1"]
+    assert q.counts == {"missing field": 1, "malformed JSON": 1}
+    p.write_text('{"id": "1", "text": "a", "source": "s"}\n{"id": \n')
+    with pytest.raises(InputError, match=r"recs.jsonl:2: malformed JSON"):
+        list(iter_records(p))
+
+
+def test_expand_inputs_sorted_and_missing(tmp_path):
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    for name in ("d/b.txt", "d/a.txt", "d/sub/c.txt", "d/README.md", "d/.hidden"):
+        (tmp_path / name).write_text("x\n")
+    got = expand_inputs([tmp_path / "d"])
+    assert [p.split("/d/")[1] for p in got] == ["a.txt", "b.txt", "sub/c.txt"]
+    with pytest.raises(FileNotFoundError):
+        expand_inputs([tmp_path / "nope"])
+
+
+def test_real_corpus_sources_read(data_dir):
+    corpus = data_dir / "corpus"
+    wiki = list(iter_records(corpus / "kowiki" / "AA" / "wiki_00"))
+    assert len(wiki) > 100 and len({r.id for r in wiki}) == len(wiki)
+    pet = list(iter_records(corpus / "petitions" / "petitions_2017-08"))
+    assert len(pet) == 662
+    chat = list(iter_records(corpus / "chatbot-data" / "ChatbotData.csv", column="Q"))
+    assert len(chat) == 11823
