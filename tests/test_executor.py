@@ -145,3 +145,21 @@ def test_resume_after_kill_is_byte_identical(tmp_path):
     assert len(os.listdir(out / ".done")) == 2
     run_stage("toy", [str(src)], str(out), upper_shard, {"min_chars": 10, "on_error": "raise"})
     assert _tree(out) == _tree(ref)
+
+
+def test_ray_executor_gives_the_same_output(tmp_path):
+    """The cluster path: the same shards as Ray tasks (a local Ray instance here)."""
+    ray = pytest.importorskip("ray", reason="Ray not installed (pip install '.[cluster]')")
+    src = _inputs(tmp_path, 3)
+    cfg = {"min_chars": 10, "on_error": "raise"}
+    ref = tmp_path / "ref"
+    run_stage("toy", [str(src)], str(ref), upper_shard, cfg, workers=1)
+    tests = os.path.dirname(os.path.abspath(__file__))
+    env = {"PYTHONPATH": os.pathsep.join([tests, os.path.dirname(tests)])}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
+    try:
+        out = tmp_path / "out"
+        run_stage("toy", [str(src)], str(out), upper_shard, cfg, executor="ray")
+    finally:
+        ray.shutdown()
+    assert _tree(out) == _tree(ref)
