@@ -341,6 +341,8 @@ class FieldReader:
                 return None
             raise self.error(f"missing field: {qualified!r}")
         value = self.obj[key]
+        if value is None and optional:  # JSON null in an optional field means absent
+            return None
         if isinstance(value, bool) and bool not in _as_tuple(types):
             raise self.error(f"wrong type: field {qualified!r} is a boolean")
         if not isinstance(value, types):
