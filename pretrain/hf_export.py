@@ -1,0 +1,324 @@
+"""Write a `PretrainingModel` as a folder that stock Hugging Face ``transformers`` loads.
+
+BERT becomes ``BertForPreTraining`` (MLM + NSP heads), RoBERTa ``RobertaForMaskedLM``. The
+folder holds ``config.json``, ``model.safetensors`` (PyTorch parameter names and layouts,
+written from NumPy with ``safetensors.numpy``: no torch needed), the tokenizer files and a
+model card ``README.md``. The export parity test loads the folder with transformers and
+compares logits with ours (max abs difference <= 1e-4 in float32).
+
+Layout notes: a torch ``nn.Linear`` weight is ``[out, in]``, the transpose of a Flax kernel;
+embedding tables and LayerNorm vectors keep their shape (LayerNorm ``scale`` -> ``weight``).
+The MLM decoder is tied to the word embeddings; the tied decoder weight and bias are written
+too (``cls.predictions.decoder.*`` / ``lm_head.decoder.*``), so the file is complete even for
+loaders that do not tie.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from safetensors.numpy import save_file
+
+from pretrain.models import ModelConfig, PretrainingModel, count_params
+
+# Files a tokenizer folder may hold (tokenizer.train writes the WordPiece set); copied when
+# present. The tokenizer's own train_stats.json is copied too, for provenance.
+TOKENIZER_FILES = (
+    "vocab.txt",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "train_stats.json",
+)
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+DEFAULT_LICENSE = "cc-by-sa-4.0"
+
+
+def hf_config(config: ModelConfig, special_ids: dict[str, int] | None = None) -> dict[str, Any]:
+    """``config.json`` contents for BertForPreTraining / RobertaForMaskedLM.
+
+    ``special_ids`` maps special tokens ("[CLS]", "[SEP]", ...) to ids; for RoBERTa the
+    bos/eos ids are taken from [CLS]/[SEP] (KLUE's RoBERTa uses the BERT-style tokens).
+    """
+    bert = config.arch == "bert"
+    out: dict[str, Any] = {
+        "architectures": ["BertForPreTraining" if bert else "RobertaForMaskedLM"],
+        "model_type": config.arch,
+        "vocab_size": config.vocab_size,
+        "hidden_size": config.hidden_size,
+        "num_hidden_layers": config.num_layers,
+        "num_attention_heads": config.num_heads,
+        "intermediate_size": config.intermediate_size,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": config.hidden_dropout,
+        "attention_probs_dropout_prob": config.attention_dropout,
+        "max_position_embeddings": config.max_position_embeddings,
+        "type_vocab_size": config.type_vocab_size,
+        "initializer_range": config.initializer_range,
+        "layer_norm_eps": config.layer_norm_eps,
+        "pad_token_id": config.pad_token_id,
+        "position_embedding_type": "absolute",
+        "tie_word_embeddings": True,
+        "torch_dtype": "float32",
+    }
+    ids = special_ids or {}
+    if not bert:
+        if "[CLS]" in ids:
+            out["bos_token_id"] = ids["[CLS]"]
+        if "[SEP]" in ids:
+            out["eos_token_id"] = ids["[SEP]"]
+    return out
+
+
+def _np(x: Any) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float32))
+
+
+def _linear(prefix: str, layer: Any) -> Iterator[tuple[str, np.ndarray]]:
+    yield f"{prefix}.weight", _np(np.asarray(layer.kernel.value, dtype=np.float32).T)
+    yield f"{prefix}.bias", _np(layer.bias.value)
+
+
+def _layer_norm(prefix: str, norm: Any) -> Iterator[tuple[str, np.ndarray]]:
+    yield f"{prefix}.weight", _np(norm.scale.value)
+    yield f"{prefix}.bias", _np(norm.bias.value)
+
+
+def _encoder_items(model: PretrainingModel, base: str) -> Iterator[tuple[str, np.ndarray]]:
+    emb = model.encoder.embeddings
+    yield f"{base}.embeddings.word_embeddings.weight", _np(emb.word_embeddings.embedding.value)
+    yield (
+        f"{base}.embeddings.position_embeddings.weight",
+        _np(emb.position_embeddings.embedding.value),
+    )
+    yield (
+        f"{base}.embeddings.token_type_embeddings.weight",
+        _np(emb.token_type_embeddings.embedding.value),
+    )
+    yield from _layer_norm(f"{base}.embeddings.LayerNorm", emb.layer_norm)
+    for i, layer in enumerate(model.encoder.layers):
+        p = f"{base}.encoder.layer.{i}"
+        yield from _linear(f"{p}.attention.self.query", layer.attention.query)
+        yield from _linear(f"{p}.attention.self.key", layer.attention.key)
+        yield from _linear(f"{p}.attention.self.value", layer.attention.value)
+        yield from _linear(f"{p}.attention.output.dense", layer.attention.output)
+        yield from _layer_norm(f"{p}.attention.output.LayerNorm", layer.attention_layer_norm)
+        yield from _linear(f"{p}.intermediate.dense", layer.intermediate)
+        yield from _linear(f"{p}.output.dense", layer.output)
+        yield from _layer_norm(f"{p}.output.LayerNorm", layer.output_layer_norm)
+    if model.encoder.pooler is not None:
+        yield from _linear(f"{base}.pooler.dense", model.encoder.pooler)
+
+
+def to_hf_state_dict(model: PretrainingModel) -> dict[str, np.ndarray]:
+    """Float32 NumPy arrays under the PyTorch names of BertForPreTraining / RobertaForMaskedLM."""
+    config = model.config
+    word = _np(model.encoder.embeddings.word_embeddings.embedding.value)
+    bias = _np(model.mlm_output_bias.value)
+    if config.arch == "bert":
+        state = dict(_encoder_items(model, "bert"))
+        state.update(_linear("cls.predictions.transform.dense", model.mlm_dense))
+        state.update(_layer_norm("cls.predictions.transform.LayerNorm", model.mlm_layer_norm))
+        state["cls.predictions.bias"] = bias
+        state["cls.predictions.decoder.weight"] = word.copy()
+        state["cls.predictions.decoder.bias"] = bias.copy()
+        state.update(_linear("cls.seq_relationship", model.nsp))
+    else:
+        state = dict(_encoder_items(model, "roberta"))
+        state.update(_linear("lm_head.dense", model.mlm_dense))
+        state.update(_layer_norm("lm_head.layer_norm", model.mlm_layer_norm))
+        state["lm_head.bias"] = bias
+        state["lm_head.decoder.weight"] = word.copy()
+        state["lm_head.decoder.bias"] = bias.copy()
+    return state
+
+
+def read_special_ids(tokenizer_dir: str | os.PathLike) -> dict[str, int]:
+    """Ids of the BERT special tokens from ``vocab.txt`` (one token per line, id = line)."""
+    vocab = Path(tokenizer_dir) / "vocab.txt"
+    if not vocab.is_file():
+        return {}
+    ids: dict[str, int] = {}
+    with open(vocab, encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            token = line.rstrip("\n")
+            if token in SPECIAL_TOKENS and token not in ids:
+                ids[token] = i
+    return ids
+
+
+def _vocab_size(tokenizer_dir: Path) -> int | None:
+    vocab = tokenizer_dir / "vocab.txt"
+    if not vocab.is_file():
+        return None
+    with open(vocab, encoding="utf-8") as f:
+        return sum(1 for _ in f)
+
+
+def check_tokenizer(config: ModelConfig, tokenizer_dir: str | os.PathLike) -> dict[str, int]:
+    """Check the tokenizer fits the model (vocab size, [PAD] id); return its special ids."""
+    tok = Path(tokenizer_dir)
+    if not tok.is_dir():
+        raise FileNotFoundError(f"tokenizer folder not found: {tok}")
+    if not any((tok / name).is_file() for name in TOKENIZER_FILES[:2]):
+        raise FileNotFoundError(f"{tok} has neither vocab.txt nor tokenizer.json")
+    n = _vocab_size(tok)
+    if n is not None and n > config.vocab_size:
+        raise ValueError(f"tokenizer {tok} has {n} tokens but the model only {config.vocab_size}")
+    ids = read_special_ids(tok)
+    if "[PAD]" in ids and ids["[PAD]"] != config.pad_token_id:
+        raise ValueError(
+            f"tokenizer [PAD] id {ids['[PAD]']} != model pad_token_id {config.pad_token_id}"
+        )
+    return ids
+
+
+def model_card(config: ModelConfig, info: dict[str, Any] | None = None) -> str:
+    """Markdown model card: what the model is, how it was trained, license and intended use.
+
+    ``info`` keys (all optional): ``name``, ``description``, ``license``, ``corpus`` (text),
+    ``training`` (dict shown as a table: steps, batch size, sequence length, ...).
+    """
+    info = dict(info or {})
+    arch = "BertForPreTraining" if config.arch == "bert" else "RobertaForMaskedLM"
+    name = info.get("name") or f"klue-pretrain-{config.arch}"
+    license_id = info.get("license", DEFAULT_LICENSE)
+    objective = (
+        "masked language modelling with whole-word (eojeol) masking and next-sentence prediction"
+        if config.arch == "bert"
+        else "masked language modelling with whole-word (eojeol) dynamic masking on packed "
+        "full-length sequences, without next-sentence prediction"
+    )
+    rows = [
+        ("architecture", arch),
+        (
+            "layers / hidden / heads",
+            f"{config.num_layers} / {config.hidden_size} / {config.num_heads}",
+        ),
+        ("intermediate size", config.intermediate_size),
+        ("vocabulary", config.vocab_size),
+        ("max sequence length", config.max_seq_length),
+        ("parameters", f"{count_params(config):,}"),
+    ]
+    rows += [(str(k), v) for k, v in (info.get("training") or {}).items()]
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    corpus = info.get("corpus") or (
+        "Korean text prepared by this project's corpus pipeline (sentence splitting, "
+        "filtering, deduplication against the KLUE benchmark, pseudonymisation of personal "
+        "information)."
+    )
+    description = info.get("description") or (
+        f"A Korean {config.arch.upper() if config.arch == 'bert' else 'RoBERTa'} encoder "
+        "pretrained with the open KLUE pretraining pipeline (a rebuild of the KLUE paper, "
+        "Park et al. 2021, arXiv 2105.09680)."
+    )
+    pipeline_tag = "fill-mask"
+    return f"""---
+language: ko
+license: {license_id}
+library_name: transformers
+pipeline_tag: {pipeline_tag}
+tags:
+- {config.arch}
+- korean
+- klue
+---
+
+# {name}
+
+{description}
+
+## Model
+
+| field | value |
+|---|---|
+{table}
+
+Pretraining objective: {objective}.
+{_position_note(config)}
+
+## Training data
+
+{corpus}
+
+## License
+
+The weights are derived from text that includes material under the Creative Commons
+Attribution-ShareAlike licence (CC BY-SA, e.g. Korean Wikipedia), so they are released under
+`{license_id}`, as the KLUE models are. Keep the attribution and share-alike terms when you
+redistribute the model or models derived from it.
+
+## Intended use
+
+Fine-tuning on Korean language understanding tasks (the eight KLUE tasks: topic
+classification, semantic textual similarity, natural language inference, named entity
+recognition, relation extraction, dependency parsing, reading comprehension, dialogue state
+tracking) and masked-token prediction. It is not a text generator and its outputs are not
+facts. The pretraining corpus was pseudonymised, but web text carries social biases that the
+model can reproduce.
+
+```python
+from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("PATH")
+model = AutoModelForMaskedLM.from_pretrained("PATH")
+```
+"""
+
+
+def _position_note(config: ModelConfig) -> str:
+    if config.arch == "bert":
+        return ""
+    return (
+        f"\nPosition ids follow transformers' RoBERTa convention with `pad_token_id = "
+        f"{config.pad_token_id}`: real tokens are numbered from {config.pad_token_id + 1}, "
+        f"hence `max_position_embeddings = {config.max_position_embeddings}` for "
+        f"{config.max_seq_length} tokens.\n"
+    )
+
+
+def write_hf_folder(
+    model: PretrainingModel,
+    tokenizer_dir: str | os.PathLike,
+    output_dir: str | os.PathLike,
+    model_card_info: dict[str, Any] | None = None,
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write config.json, model.safetensors, the tokenizer files and README.md.
+
+    The folder is assembled in a temporary sibling and renamed into place, so a reader never
+    sees a half-written export. An existing non-empty ``output_dir`` is an error unless
+    ``overwrite``.
+    """
+    config = model.config
+    tok = Path(tokenizer_dir)
+    special = check_tokenizer(config, tok)
+    out = Path(output_dir)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise FileExistsError(f"{out} exists and is not empty (use overwrite)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        with open(tmp / "config.json", "w", encoding="utf-8") as f:
+            json.dump(hf_config(config, special), f, indent=2, sort_keys=True)
+            f.write("\n")
+        save_file(to_hf_state_dict(model), str(tmp / "model.safetensors"), {"format": "pt"})
+        for name in TOKENIZER_FILES:
+            if (tok / name).is_file():
+                shutil.copyfile(tok / name, tmp / name)
+        (tmp / "README.md").write_text(model_card(config, model_card_info), encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
