@@ -1,0 +1,468 @@
+"""Builds pretraining examples from corpus files: BERT pairs + NSP + static masking, or RoBERTa
+packed sequences.
+
+    python -m pretrain.build_data --tokenizer TOK_DIR --input CORPUS... --output EXAMPLES_DIR \\
+        --objective bert|roberta [--max-seq-length 512] [--seed 0] [--workers N] \\
+        [--dupe-factor 5] [--max-predictions-per-seq N]
+
+Inputs are anything `corpus.readers.iter_records` reads (corpus-record JSONL
+shards, WikiExtractor files, plain text, ...); directories and globs are
+expanded by `corpus.readers.expand_inputs` (sorted). One input file is one
+shard, built by one worker process, in memory (a corpus shard is a few MB).
+
+Documents. Consecutive records with the same *document key* form one
+document. The key is the record's ``doc_id`` field when present; else its id
+without a trailing sentence suffix ``-s<k>`` (``wiki-5-s3`` -> ``wiki-5``);
+else the id itself, so each record is a document (WikiExtractor articles,
+petitions, one plain-text line). A record's text is split into segments
+(sentences) with `corpus.sentences.split_sentences`; one-sentence records stay
+one segment.
+
+Tokenization uses only ``TOK_DIR/tokenizer.json`` (Hugging Face
+``tokenizers``; no Mecab). Segments that give no tokens and documents with no
+segment left are dropped and counted.
+
+Objectives:
+- ``bert``: `pretrain.packing.create_nsp_instances` over the shard's
+  documents, repeated ``--dupe-factor`` times with different randomness, each
+  instance masked once with `pretrain.masking.whole_word_mask` (static masking).
+  NotNext segments come from another document of the same shard, so a bert
+  shard needs at least 2 documents.
+- ``roberta``: `pretrain.packing.pack_full_sentences`; nothing is masked here
+  (the loader masks afresh every epoch).
+
+Output (see `pretrain.example_store` for the record layout):
+``examples-XXXXX-of-YYYYY.array_record`` (one per input with examples),
+a ``.json`` completion marker per shard (its counts), ``vocab.txt`` (the
+tokenizer's tokens in id order, for loader-side masking) and ``manifest.json``
+(config, inputs with sizes and SHA-256, tokenizer hash, counts, token totals).
+A folder whose manifest matches the config and inputs is reused as is;
+finished shards of an interrupted build are reused. The same inputs, tokenizer
+and seed give byte-identical shard files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pretrain import example_store
+from pretrain.masking import MaskingSpec, default_max_predictions, example_rng, whole_word_mask
+from pretrain.packing import PackStats, create_nsp_instances, pack_full_sentences
+
+STAGE = "pretrain.build_data"
+VERSION = 1
+#: Position embeddings of every KLUE model stop at 512.
+MODEL_MAX_SEQ_LENGTH = 512
+OBJECTIVES = ("bert", "roberta")
+#: Counts every shard reports (0 when nothing happened), per objective.
+_COMMON_KEYS = (
+    "records", "documents_read", "documents", "empty_documents", "segments", "empty_segments",
+    "input_tokens", "unk_tokens", "documents_shorter_than_a_sequence", "examples",
+    "example_tokens",
+)  # fmt: skip
+_COUNT_KEYS = {
+    "bert": (*_COMMON_KEYS, "nsp_is_next", "nsp_random_next", "predictions", "truncated_tokens"),
+    "roberta": (*_COMMON_KEYS, "split_segments", "document_boundaries"),
+}
+_SENTENCE_SUFFIX = re.compile(r"^(.+)-s\d+$")
+
+
+def document_key(record: Any) -> str:
+    """The key grouping consecutive records into documents (see the module docstring)."""
+    doc_id = record.extra.get("doc_id") if record.extra else None
+    if doc_id is not None:
+        return str(doc_id)
+    m = _SENTENCE_SUFFIX.match(record.id)
+    return m.group(1) if m else record.id
+
+
+def _iter_records(path: str, fmt: str, on_error: str, counts: collections.Counter):
+    from corpus.readers import ReadOptions, iter_records
+
+    opts = ReadOptions()
+    yield from iter_records(path, fmt=fmt, on_error=on_error, options=opts)
+    for reason, n in opts.skipped.items():
+        counts[f"reader_skipped_{reason}"] += n
+
+
+def read_documents(
+    path: str,
+    tokenizer: Any,
+    counts: collections.Counter,
+    *,
+    fmt: str = "auto",
+    on_error: str = "raise",
+    batch_size: int = 2048,
+) -> list[list[np.ndarray]]:
+    """Reads one input file into tokenized documents (lists of int32 segment arrays)."""
+    from corpus.sentences import split_sentences
+
+    doc_of_segment: list[int] = []
+    texts: list[str] = []
+    n_docs = 0
+    last_key: str | None = None
+    for record in _iter_records(path, fmt, on_error, counts):
+        counts["records"] += 1
+        key = document_key(record)
+        if key != last_key or n_docs == 0:
+            n_docs += 1
+            last_key = key
+        for sentence in split_sentences(record.text):
+            texts.append(sentence)
+            doc_of_segment.append(n_docs - 1)
+    docs: list[list[np.ndarray]] = [[] for _ in range(n_docs)]
+    unk_id = tokenizer.token_to_id("[UNK]")
+    for start in range(0, len(texts), batch_size):
+        encodings = tokenizer.encode_batch(
+            texts[start : start + batch_size], add_special_tokens=False
+        )
+        for k, enc in enumerate(encodings):
+            ids = np.asarray(enc.ids, np.int32)
+            if len(ids) == 0:
+                counts["empty_segments"] += 1
+                continue
+            docs[doc_of_segment[start + k]].append(ids)
+            counts["segments"] += 1
+            counts["input_tokens"] += len(ids)
+            if unk_id is not None:
+                counts["unk_tokens"] += int((ids == unk_id).sum())
+    counts["documents_read"] += n_docs
+    out = [d for d in docs if d]
+    counts["empty_documents"] += n_docs - len(out)
+    counts["documents"] += len(out)
+    return out
+
+
+def load_tokenizer(tokenizer_dir: str | os.PathLike):
+    from tokenizers import Tokenizer
+
+    path = Path(tokenizer_dir) / "tokenizer.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: --tokenizer must be a tokenizer folder")
+    tok = Tokenizer.from_file(str(path))
+    tok.no_truncation()
+    tok.no_padding()
+    for name in ("[PAD]", "[CLS]", "[SEP]", "[MASK]"):
+        if tok.token_to_id(name) is None:
+            raise ValueError(f"{path}: tokenizer has no {name} token")
+    return tok
+
+
+def vocab_tokens(tok) -> list[str]:
+    """The tokenizer's tokens in id order (holes, if any, become ``[unused<id>]``)."""
+    vocab = tok.get_vocab(with_added_tokens=True)
+    tokens = [f"[unused{i}]" for i in range(max(vocab.values()) + 1)]
+    for t, i in vocab.items():
+        tokens[i] = t
+    return tokens
+
+
+def _shard_name(index: int, total: int) -> str:
+    return f"examples-{index:05d}-of-{total:05d}"
+
+
+def build_shard(job: dict[str, Any]) -> dict[str, Any]:
+    """Builds one input file into one ArrayRecord shard; returns its counts. Top-level for pools."""
+    cfg = job["config"]
+    out_dir = Path(job["output_dir"])
+    name = _shard_name(job["index"], job["total"])
+    marker = out_dir / f"{name}.json"
+    if marker.exists():
+        done = json.loads(marker.read_text())
+        if done.get("config_hash") == job["config_hash"]:
+            return done
+    tok = load_tokenizer(cfg["tokenizer_dir"])
+    counts: collections.Counter = collections.Counter({k: 0 for k in _COUNT_KEYS[cfg["objective"]]})
+    docs = read_documents(job["input"], tok, counts, fmt=cfg["format"], on_error=cfg["on_error"])
+    L = cfg["max_seq_length"]
+    cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    dtype = np.dtype(cfg["token_dtype"])
+    path = out_dir / f"{name}.array_record"
+    writer = example_store.ShardWriter(path, dtype) if docs else None
+    try:
+        if cfg["objective"] == "bert":
+            _write_bert(job, docs, tok, writer, counts, cls_id, sep_id)
+        else:
+            _write_roberta(docs, writer, counts, L, cls_id, sep_id)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    if writer is not None:
+        writer.close()
+        counts["examples"] = writer.count
+    counts["padding_tokens"] = counts["examples"] * L - counts["example_tokens"]
+    result = {
+        "input": job["input"],
+        "file": path.name if docs and counts["examples"] else None,
+        "examples": int(counts["examples"]),
+        "counts": {k: int(v) for k, v in sorted(counts.items())},
+        "config_hash": job["config_hash"],
+    }
+    if writer is not None and writer.count == 0:
+        path.unlink()
+    tmp = marker.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, marker)
+    return result
+
+
+def _short_documents(docs, limit: int, counts: collections.Counter) -> None:
+    for d in docs:
+        if sum(len(s) for s in d) < limit:
+            counts["documents_shorter_than_a_sequence"] += 1
+
+
+def _write_bert(job, docs, tok, writer, counts, cls_id, sep_id) -> None:
+    cfg = job["config"]
+    L = cfg["max_seq_length"]
+    _short_documents(docs, L - 3, counts)
+    if not docs:
+        return
+    if len(docs) < 2:
+        raise ValueError(
+            f"{job['input']}: the bert objective needs at least 2 documents per input file "
+            "(NotNext segments come from another document); merge small inputs"
+        )
+    spec = MaskingSpec.from_vocab(
+        vocab_tokens(tok),
+        max_predictions=cfg["max_predictions_per_seq"],
+        masked_lm_prob=cfg["masked_lm_prob"],
+    )
+    for dupe in range(cfg["dupe_factor"]):
+        rng = example_rng(cfg["seed"], job["index"], dupe)
+        for doc_index in range(len(docs)):
+            for inst in create_nsp_instances(
+                docs, doc_index, max_seq_length=L, rng=rng, short_seq_prob=cfg["short_seq_prob"]
+            ):
+                ids, _ = inst.to_ids(cls_id, sep_id)
+                m = whole_word_mask(ids, spec, rng)
+                n = m.num_predictions
+                writer.write(
+                    example_store.StoredExample(
+                        m.input_ids,
+                        segment_b_start=len(inst.tokens_a) + 2,
+                        masked_positions=m.masked_positions[:n],
+                        masked_ids=m.masked_ids[:n],
+                        nsp_label=int(inst.is_random_next),
+                    )
+                )
+                counts["example_tokens"] += len(ids)
+                counts["predictions"] += n
+                counts["truncated_tokens"] += inst.truncated
+                counts["nsp_random_next" if inst.is_random_next else "nsp_is_next"] += 1
+
+
+def _write_roberta(docs, writer, counts, L, cls_id, sep_id) -> None:
+    _short_documents(docs, L - 2, counts)
+    stats = PackStats()
+    for seq in pack_full_sentences(
+        docs, max_seq_length=L, cls_id=cls_id, sep_id=sep_id, stats=stats
+    ):
+        writer.write(example_store.StoredExample(seq))
+        counts["example_tokens"] += len(seq)
+    counts["split_segments"] += stats.split_segments
+    counts["document_boundaries"] += stats.document_boundaries
+
+
+def _sha256(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _merge(total: dict, counts: dict) -> None:
+    for k, v in counts.items():
+        total[k] = total.get(k, 0) + v
+
+
+def build_examples(
+    tokenizer_dir: str | os.PathLike,
+    inputs: Sequence[str | os.PathLike] | str,
+    output_dir: str | os.PathLike,
+    *,
+    objective: str,
+    max_seq_length: int = 512,
+    seed: int = 0,
+    workers: int | None = None,
+    dupe_factor: int = 5,
+    max_predictions_per_seq: int | None = None,
+    short_seq_prob: float = 0.1,
+    masked_lm_prob: float = 0.15,
+    fmt: str = "auto",
+    on_error: str = "raise",
+    argv: Iterable[str] | None = None,
+    log=print,
+) -> Path:
+    """Builds (or reuses) an examples folder; returns its path. See the module docstring."""
+    from corpus.readers import expand_inputs
+
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if max_seq_length > MODEL_MAX_SEQ_LENGTH:
+        raise ValueError(
+            f"max_seq_length {max_seq_length} exceeds the model limit of {MODEL_MAX_SEQ_LENGTH} "
+            "position embeddings"
+        )
+    min_len = 5 if objective == "bert" else 3
+    if max_seq_length < min_len:
+        raise ValueError(f"max_seq_length must be >= {min_len} for {objective}")
+    if dupe_factor < 1:
+        raise ValueError(f"dupe_factor must be >= 1, got {dupe_factor}")
+    if not 0 <= short_seq_prob <= 1:
+        raise ValueError(f"short_seq_prob must be in [0, 1], got {short_seq_prob}")
+    if isinstance(inputs, str | os.PathLike):
+        inputs = [inputs]
+    files = expand_inputs([os.fspath(p) for p in inputs])
+    if not files:
+        raise ValueError("no input files")
+    tok = load_tokenizer(tokenizer_dir)
+    tokens = vocab_tokens(tok)
+    vocab_size = len(tokens)
+    if max_predictions_per_seq is None:
+        max_predictions_per_seq = default_max_predictions(max_seq_length, masked_lm_prob)
+    specials = {n: tok.token_to_id(n) for n in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")}
+    config = {
+        "objective": objective,
+        "max_seq_length": max_seq_length,
+        "max_predictions_per_seq": max_predictions_per_seq,
+        "seed": seed,
+        "dupe_factor": dupe_factor if objective == "bert" else 1,
+        "short_seq_prob": short_seq_prob if objective == "bert" else 0.0,
+        "masked_lm_prob": masked_lm_prob,
+        "format": fmt,
+        "on_error": on_error,
+        "vocab_size": vocab_size,
+        "token_dtype": example_store.token_dtype(vocab_size).str,
+        "special_ids": specials,
+        "tokenizer_sha256": _sha256(Path(tokenizer_dir) / "tokenizer.json"),
+        "record_format": example_store.FORMAT_VERSION,
+        "inputs": [
+            {"path": os.path.abspath(p), "bytes": os.path.getsize(p), "sha256": _sha256(p)}
+            for p in files
+        ],
+    }
+    config_hash = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+    out = Path(output_dir)
+    manifest_path = out / "manifest.json"
+    if manifest_path.exists():
+        old = json.loads(manifest_path.read_text())
+        if old.get("config_hash") == config_hash:
+            log(f"{STAGE}: {out} is up to date (manifest matches), skipping")
+            return out
+        raise FileExistsError(
+            f"{out} holds examples built with another config or other inputs; "
+            "choose another --output or delete it"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    (out / "vocab.txt").write_text("".join(t + "\n" for t in tokens), encoding="utf-8")
+    job_config = dict(config, tokenizer_dir=os.fspath(tokenizer_dir))
+    jobs = [
+        {
+            "index": i,
+            "total": len(files),
+            "input": f,
+            "output_dir": os.fspath(out),
+            "config": job_config,
+            "config_hash": config_hash,
+        }
+        for i, f in enumerate(files)
+    ]
+    workers = min(workers or os.cpu_count() or 1, len(jobs))
+    results = []
+    if workers <= 1:
+        for job in jobs:
+            results.append(build_shard(job))
+            log(f"{STAGE}: shard {job['index'] + 1}/{len(jobs)} {results[-1]['examples']} examples")
+    else:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            for k, res in enumerate(pool.map(build_shard, jobs)):
+                results.append(res)
+                log(f"{STAGE}: shard {k + 1}/{len(jobs)} {res['examples']} examples")
+    counts: dict[str, int] = {}
+    for res in results:
+        _merge(counts, res["counts"])
+    counts.setdefault("examples", 0)
+    if counts["examples"] == 0:
+        raise ValueError(f"no examples were built from {len(files)} input file(s): empty corpus?")
+    manifest = {
+        "stage": STAGE,
+        "version": VERSION,
+        "config_hash": config_hash,
+        **config,
+        "shards": [{"file": r["file"], "examples": r["examples"]} for r in results if r["file"]],
+        "examples": counts["examples"],
+        "counts": dict(sorted(counts.items())),
+        "argv": list(argv) if argv is not None else sys.argv,
+        "started": started,
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    tmp = out / "manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    os.replace(tmp, manifest_path)
+    log(f"{STAGE}: {counts['examples']} examples in {len(manifest['shards'])} shard(s) -> {out}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m pretrain.build_data", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--tokenizer", required=True, help="tokenizer folder (tokenizer.json)")
+    parser.add_argument("--input", nargs="+", required=True, help="files, folders or globs")
+    parser.add_argument("--output", required=True, help="examples folder to write")
+    parser.add_argument("--objective", choices=OBJECTIVES, required=True)
+    parser.add_argument("--max-seq-length", type=int, default=512)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
+    parser.add_argument("--dupe-factor", type=int, default=5, help="bert: maskings per pair")
+    parser.add_argument(
+        "--max-predictions-per-seq", type=int, default=None, help="default ceil(0.15 * L)"
+    )
+    parser.add_argument("--short-seq-prob", type=float, default=0.1)
+    parser.add_argument("--masked-lm-prob", type=float, default=0.15)
+    parser.add_argument("--format", default="auto", help="input format for corpus.readers")
+    parser.add_argument("--on-error", choices=("raise", "skip"), default="raise")
+    args = parser.parse_args(argv)
+    try:
+        build_examples(
+            args.tokenizer,
+            args.input,
+            args.output,
+            objective=args.objective,
+            max_seq_length=args.max_seq_length,
+            seed=args.seed,
+            workers=args.workers,
+            dupe_factor=args.dupe_factor,
+            max_predictions_per_seq=args.max_predictions_per_seq,
+            short_seq_prob=args.short_seq_prob,
+            masked_lm_prob=args.masked_lm_prob,
+            fmt=args.format,
+            on_error=args.on_error,
+            argv=sys.argv if argv is None else ["python", "-m", STAGE, *argv],
+        )
+    except (ValueError, FileNotFoundError, FileExistsError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""Training input: fixed-shape host-local batches from an examples folder, resumable by step.
+
+    loader = make_loader("examples/", global_batch_size=256, seed=0,
+                         process_index=jax.process_index(), process_count=jax.process_count())
+    for batch in loader:          # or loader.batch(step) for any step
+        ...
+
+Order. The examples are read through grain's `ArrayRecordDataSource`. The
+stream is the concatenation of epochs; epoch ``e`` visits every example once
+in the order of grain's index shuffle with a seed derived from ``(seed, e)``
+(`grain.MapDataset.shuffle`, O(1) memory and time per index). Global batch
+``k`` is stream positions ``[k*G, (k+1)*G)``; host ``p`` of ``n`` takes the
+contiguous slice ``[k*G + p*G/n, k*G + (p+1)*G/n)`` and reads only those
+records. So batch ``k`` on host ``p`` is a pure function of (seed, k, p) (and
+the examples folder): resuming at step ``k`` needs nothing but ``k``, and the
+hosts' slices are disjoint and together are the global batch. A batch may
+straddle two epochs; nothing is dropped.
+
+Masking. ``bert`` examples were masked when built (static masking; the
+duplication factor gives several maskings of each pair). ``roberta`` examples
+are masked here with `pretrain.masking.whole_word_mask`, using a generator
+derived from ``(seed, epoch, example index)``: a fresh mask every epoch, the
+same on every host count and on resume.
+
+Batch layout (see /tmp/pretrain_api.md): ``input_ids``, ``token_type_ids``,
+``attention_mask`` int32 [B, L]; ``masked_positions``, ``masked_ids`` int32
+[B, P]; ``masked_weights`` float32 [B, P]; ``nsp_labels`` int32 [B]
+(0 IsNext, 1 NotNext; zeros for roberta).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pretrain import example_store
+from pretrain.masking import (
+    MASK_ID,
+    SPECIAL_TOKENS,
+    MaskingSpec,
+    default_max_predictions,
+    example_rng,
+    whole_word_mask,
+)
+
+Batch = dict[str, np.ndarray]
+#: Stream domain tag mixed into loader seeds so they never equal build-time seeds.
+_SHUFFLE_TAG, _MASK_TAG = 0x5348, 0x4D41
+
+
+def examples_manifest(examples_dir: str | os.PathLike) -> dict[str, Any]:
+    """The examples folder's manifest (objective, max_seq_length, vocab_size, counts, shards)."""
+    path = Path(examples_dir) / "manifest.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: build the examples with `python -m pretrain.build_data`"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _empty_batch(b: int, length: int, p: int) -> Batch:
+    return {
+        "input_ids": np.zeros((b, length), np.int32),
+        "token_type_ids": np.zeros((b, length), np.int32),
+        "attention_mask": np.zeros((b, length), np.int32),
+        "masked_positions": np.zeros((b, p), np.int32),
+        "masked_ids": np.zeros((b, p), np.int32),
+        "masked_weights": np.zeros((b, p), np.float32),
+        "nsp_labels": np.zeros((b,), np.int32),
+    }
+
+
+class PretrainLoader:
+    """Host-local batches of an examples folder; see the module docstring."""
+
+    def __init__(
+        self,
+        examples_dir: str | os.PathLike,
+        *,
+        global_batch_size: int,
+        seed: int,
+        process_index: int = 0,
+        process_count: int = 1,
+        max_predictions_per_seq: int | None = None,
+        start_step: int = 0,
+        prefetch: int = 2,
+    ):
+        import grain
+        import grain.python as grain_python
+
+        if global_batch_size < 1:
+            raise ValueError(f"global_batch_size must be >= 1, got {global_batch_size}")
+        if process_count < 1 or not 0 <= process_index < process_count:
+            raise ValueError(f"bad process_index {process_index} of {process_count}")
+        if global_batch_size % process_count:
+            raise ValueError(
+                f"global_batch_size {global_batch_size} is not divisible by "
+                f"process_count {process_count}"
+            )
+        self.examples_dir = Path(examples_dir)
+        self.manifest = examples_manifest(examples_dir)
+        self.objective = self.manifest["objective"]
+        self.max_seq_length = int(self.manifest["max_seq_length"])
+        stored_p = int(self.manifest["max_predictions_per_seq"])
+        if max_predictions_per_seq is None:
+            max_predictions_per_seq = (
+                stored_p
+                if self.objective == "bert"
+                else default_max_predictions(self.max_seq_length, self.manifest["masked_lm_prob"])
+            )
+        if self.objective == "bert" and max_predictions_per_seq < stored_p:
+            raise ValueError(
+                f"max_predictions_per_seq {max_predictions_per_seq} is smaller than the "
+                f"{stored_p} the bert examples were masked with"
+            )
+        self.max_predictions = int(max_predictions_per_seq)
+        self.seed = int(seed)
+        self.global_batch_size = global_batch_size
+        self.process_index = process_index
+        self.process_count = process_count
+        self.local_batch_size = global_batch_size // process_count
+        self.start_step = start_step
+        self.prefetch = prefetch
+        self.dtype = np.dtype(self.manifest["token_dtype"])
+        paths = [str(self.examples_dir / s["file"]) for s in self.manifest["shards"]]
+        self.source = grain_python.ArrayRecordDataSource(paths)
+        self.num_examples = len(self.source)
+        if self.num_examples != self.manifest["examples"]:
+            raise ValueError(
+                f"{self.examples_dir}: {self.num_examples} records on disk but the manifest "
+                f"says {self.manifest['examples']}"
+            )
+        shuffle_seed = int(np.random.SeedSequence([_SHUFFLE_TAG, self.seed]).generate_state(1)[0])
+        self._order = grain.MapDataset.range(self.num_examples).shuffle(seed=shuffle_seed)
+        self.spec: MaskingSpec | None = None
+        if self.objective == "roberta":
+            vocab = (self.examples_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+            self.spec = MaskingSpec.from_vocab(
+                vocab,
+                max_predictions=self.max_predictions,
+                masked_lm_prob=self.manifest["masked_lm_prob"],
+                special_tokens=SPECIAL_TOKENS,
+            )
+
+    @property
+    def steps_per_epoch(self) -> float:
+        return self.num_examples / self.global_batch_size
+
+    def example_indices(self, step: int) -> tuple[np.ndarray, np.ndarray]:
+        """(epoch, example index) of each row of this host's slice of global batch `step`."""
+        if step < 0:
+            raise ValueError(f"step must be >= 0, got {step}")
+        start = step * self.global_batch_size + self.process_index * self.local_batch_size
+        positions = range(start, start + self.local_batch_size)
+        epochs = np.fromiter((g // self.num_examples for g in positions), np.int64)
+        indices = np.fromiter((self._order[g] for g in positions), np.int64)
+        return epochs, indices
+
+    def batch(self, step: int) -> Batch:
+        """This host's slice of global batch `step` (pure function of seed, step, process)."""
+        epochs, indices = self.example_indices(step)
+        records = self.source.__getitems__([int(i) for i in indices])
+        out = _empty_batch(self.local_batch_size, self.max_seq_length, self.max_predictions)
+        for row, rec in enumerate(records):
+            ex = example_store.decode(rec, self.dtype)
+            n = len(ex.input_ids)
+            out["attention_mask"][row, :n] = 1
+            if self.spec is not None:
+                rng = example_rng(_MASK_TAG, self.seed, epochs[row], indices[row])
+                m = whole_word_mask(ex.input_ids, self.spec, rng)
+                out["input_ids"][row, :n] = m.input_ids
+                out["masked_positions"][row] = m.masked_positions
+                out["masked_ids"][row] = m.masked_ids
+                out["masked_weights"][row] = m.masked_weights
+            else:
+                out["input_ids"][row, :n] = ex.input_ids
+                out["token_type_ids"][row, ex.segment_b_start : n] = 1
+                k = len(ex.masked_positions)
+                out["masked_positions"][row, :k] = ex.masked_positions
+                out["masked_ids"][row, :k] = ex.masked_ids
+                out["masked_weights"][row, :k] = 1.0
+                out["nsp_labels"][row] = ex.nsp_label
+        return out
+
+    def iter_from(self, start_step: int) -> Iterator[Batch]:
+        """Batches start_step, start_step+1, ... forever, `prefetch` of them built ahead."""
+        if self.prefetch <= 0:
+            step = start_step
+            while True:
+                yield self.batch(step)
+                step += 1
+        with ThreadPoolExecutor(1, thread_name_prefix="pretrain-loader") as pool:
+            pending: collections.deque = collections.deque()
+            step = start_step
+            try:
+                while True:
+                    while len(pending) < self.prefetch:
+                        pending.append(pool.submit(self.batch, step + len(pending)))
+                    yield pending.popleft().result()
+                    step += 1
+            finally:
+                for fut in pending:
+                    fut.cancel()
+
+    def __iter__(self) -> Iterator[Batch]:
+        return self.iter_from(self.start_step)
+
+
+def make_loader(
+    examples_dir: str | os.PathLike,
+    *,
+    global_batch_size: int,
+    seed: int,
+    process_index: int = 0,
+    process_count: int = 1,
+    max_predictions_per_seq: int | None = None,
+    start_step: int = 0,
+    prefetch: int = 2,
+) -> PretrainLoader:
+    """The loader for one host (see `PretrainLoader` and the module docstring)."""
+    return PretrainLoader(
+        examples_dir,
+        global_batch_size=global_batch_size,
+        seed=seed,
+        process_index=process_index,
+        process_count=process_count,
+        max_predictions_per_seq=max_predictions_per_seq,
+        start_step=start_step,
+        prefetch=prefetch,
+    )
+
+
+def synthetic_batch(
+    rng_seed: int,
+    batch_size: int,
+    seq_len: int,
+    max_predictions: int,
+    vocab_size: int,
+    objective: str = "bert",
+) -> Batch:
+    """A random batch with the real layout, for tests and benchmarks without data.
+
+    Rows are ``[CLS] A [SEP] B [SEP]`` (bert; NSP labels random) or
+    ``[CLS] ... [SEP]`` (roberta) of random length in [L/2, L], padded with 0;
+    ``min(max_predictions, round(0.15 * n))`` random non-special positions are
+    masked with [MASK] and their original ids are the targets.
+    """
+    if objective not in ("bert", "roberta"):
+        raise ValueError(f"objective must be bert or roberta, got {objective!r}")
+    if seq_len < 5 or vocab_size <= len(SPECIAL_TOKENS):
+        raise ValueError("seq_len must be >= 5 and vocab_size > 5")
+    rng = np.random.default_rng(rng_seed)
+    out = _empty_batch(batch_size, seq_len, max_predictions)
+    cls_id, sep_id = SPECIAL_TOKENS.index("[CLS]"), SPECIAL_TOKENS.index("[SEP]")
+    for row in range(batch_size):
+        n = int(rng.integers(max(5, seq_len // 2), seq_len + 1))
+        ids = rng.integers(len(SPECIAL_TOKENS), vocab_size, n).astype(np.int32)
+        ids[0], ids[-1] = cls_id, sep_id
+        body = np.arange(1, n - 1)
+        if objective == "bert":
+            b_start = int(rng.integers(2, n - 1))
+            ids[b_start - 1] = sep_id
+            out["token_type_ids"][row, b_start:n] = 1
+            out["nsp_labels"][row] = rng.integers(0, 2)
+            body = body[body != b_start - 1]
+        k = min(max_predictions, max(1, round(0.15 * len(body))))
+        pos = np.sort(rng.choice(body, k, replace=False)).astype(np.int32)
+        out["masked_positions"][row, :k] = pos
+        out["masked_ids"][row, :k] = ids[pos]
+        out["masked_weights"][row, :k] = 1.0
+        ids[pos] = MASK_ID
+        out["input_ids"][row, :n] = ids
+        out["attention_mask"][row, :n] = 1
+    return out
