@@ -1,0 +1,485 @@
+"""The 16 personal-information detectors: one small registered detector per type.
+
+A detector is a regular expression that matches a candidate at a given
+position plus an ``accept`` function that validates it (check digits, real
+calendar dates, IP parsing, nearby context words) and may widen the span (an
+address grows leftwards from its house number over road and region names).
+Detectors only find; `corpus.pii.scan` runs them together in one pass and
+`corpus.pii.generate` replaces what they found.
+
+Every pattern begins with a character from `Detector.first`, so the scanner
+can combine all of them into one regular expression behind a single lookahead
+of those characters: the regex engine then skips the (mostly Hangul) text
+between candidates in C.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from corpus.pii import places
+from corpus.pii.validators import (
+    brn_ok,
+    crn_ok,
+    digits_of,
+    ipv4_ok,
+    ipv6_ok,
+    is_calendar_date,
+    luhn_ok,
+    rrn_birth_ok,
+    rrn_checksum_ok,
+)
+
+Accept = Callable[[str, re.Match, int], "tuple[int, int] | None"]
+
+#: Characters before a digit-led candidate that mean it is part of a larger token.
+_NB = r"(?<![0-9A-Za-z_/\-])"
+#: A digit-led candidate must not run on into more digits.
+_NA = r"(?![0-9])"
+_SEP = r"[-. ]"
+
+CONTEXT_BEFORE = 30
+CONTEXT_AFTER = 15
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One personal-information type: a candidate pattern and its validator."""
+
+    name: str
+    priority: int  # lower wins when two detectors claim the same start
+    pattern: str
+    first: str  # regex character-class body of the characters a match can start with
+    accept: Accept
+    description: str
+    gate: tuple[str, ...] = ()  # record must contain one of these substrings (empty: always on)
+    context_gated: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "regex", re.compile(self.pattern))
+
+
+REGISTRY: dict[str, Detector] = {}
+
+
+def register(detector: Detector) -> Detector:
+    if detector.name in REGISTRY:
+        raise ValueError(f"detector {detector.name!r} registered twice")
+    REGISTRY[detector.name] = detector
+    return detector
+
+
+def _context(words: str) -> re.Pattern:
+    return re.compile(words)
+
+
+def near(
+    text: str, start: int, end: int, rx: re.Pattern, before=CONTEXT_BEFORE, after=CONTEXT_AFTER
+):
+    """True when `rx` occurs within `before` characters before or `after` after the span."""
+    return bool(
+        rx.search(text, max(0, start - before), start)
+        or rx.search(text, end, min(len(text), end + after))
+    )
+
+
+def _span(m: re.Match) -> tuple[int, int]:
+    return m.start(), m.end()
+
+
+# 1. e-mail ---------------------------------------------------------------------------------
+
+
+def _accept_email(text: str, m: re.Match, floor: int):
+    local = m.group().split("@", 1)[0]
+    if local.startswith(".") or ".." in m.group():
+        return None
+    return _span(m)
+
+
+register(Detector(
+    "email", 1,
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@"
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9\-])",
+    "A-Za-z0-9", _accept_email, "e-mail address", gate=("@",),
+))  # fmt: skip
+
+# 2. URL ------------------------------------------------------------------------------------
+
+_URL_TRAIL = ".,;:!?'\")]}>"
+
+
+def _accept_url(text: str, m: re.Match, floor: int):
+    s, e = _span(m)
+    while e > s and text[e - 1] in _URL_TRAIL:
+        # keep a closing bracket that closes one opened inside the URL
+        ch = text[e - 1]
+        if ch == ")" and text.count("(", s, e) >= text.count(")", s, e):
+            break
+        e -= 1
+    host = text[s:e].split("://", 1)[-1]
+    if "." not in host or len(host) < 4:
+        return None
+    return s, e
+
+
+register(Detector(
+    "url", 2,
+    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]+",
+    "hfw", _accept_url, "web address (with scheme or www.)", gate=("://", "www."),
+))  # fmt: skip
+
+# 3. IP address -----------------------------------------------------------------------------
+
+
+def _accept_ipv4(text: str, m: re.Match, floor: int):
+    return _span(m) if ipv4_ok(m.group()) else None
+
+
+def _accept_ip(text: str, m: re.Match, floor: int):
+    value = m.group()
+    if "." in value and ":" not in value:
+        return _accept_ipv4(text, m, floor)
+    return _span(m) if ipv6_ok(value) else None
+
+
+register(Detector(
+    "ip", 8,
+    r"(?<![0-9A-Za-z.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9]|\.\d)"
+    r"|(?<![0-9A-Za-z:])(?=[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:])",
+    "0-9A-Fa-f:", _accept_ip, "IPv4 or IPv6 address (parsed with ipaddress)",
+))  # fmt: skip
+
+# 4. mobile phone ---------------------------------------------------------------------------
+
+register(Detector(
+    "mobile", 9,
+    r"(?:\+82[-. ]?(?:\(0\))?1[016789]|" + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
+    r"(?:[-. ]|\)\s?)?[1-9]\d{2,3}[-. ]?\d{4}" + _NA,
+    "0+(", lambda t, m, f: _span(m), "mobile phone number (010/011/016-019, +82)",
+))  # fmt: skip
+
+# 5. landline, VoIP and service numbers -----------------------------------------------------
+
+_AREA = r"(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080)"
+_SERVICE_PREFIXES = frozenset(
+    "1522 1544 1566 1577 1588 1599 1600 1644 1661 1666 1670 1688 1800 1811 1833 1855 1877 "
+    "1899".split()
+)
+_PHONE_CONTEXT = _context(
+    r"전화|문의|연락|상담|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
+)
+
+
+def _accept_phone(text: str, m: re.Match, floor: int):
+    value = m.group()
+    s, e = _span(m)
+    if value[0] == "1":  # 15xx-xxxx service number: listed prefixes, or a phone word nearby
+        second = int(digits_of(value)[4:])
+        year_like = 1000 <= second <= 2100 and second > int(value[:4])
+        suspicious = year_like or text.startswith("년", e) or value[:4] not in _SERVICE_PREFIXES
+        if suspicious and not near(text, s, e, _PHONE_CONTEXT):
+            return None
+    return s, e
+
+
+register(Detector(
+    "phone", 10,
+    r"(?:\+82[-. ]?(?:\(0\))?(?:2|[3-6][1-5]|70)|"
+    + _NB + r"\(" + _AREA + r"\)|" + _NB + _AREA + r")"
+    r"(?:[-. ]|\)\s?)?[1-9]\d{2,3}[-. ]?\d{4}" + _NA
+    + r"|" + _NB + r"1(?:5[2-9]|6[0-9]|8[0-9])\d[-. ]\d{4}" + _NA,
+    "0+(1", _accept_phone, "landline, VoIP (070), 050x/080 and 15xx/16xx/18xx service numbers",
+))  # fmt: skip
+
+# 6-7. resident and foreigner registration numbers ------------------------------------------
+
+_RRN_CONTEXT = _context(r"주민|등록번호|외국인")
+_CRN_CONTEXT = _context(r"법인")
+
+
+def _make_rrn_accept(sex_digits: str):
+    def accept(text: str, m: re.Match, floor: int):
+        value = m.group()
+        digits = digits_of(value)
+        if digits[6] not in sex_digits or not rrn_birth_ok(digits):
+            return None
+        s, e = _span(m)
+        masked = len(digits) < 13
+        if _CRN_CONTEXT.search(text, max(0, s - CONTEXT_BEFORE), s) and crn_ok(digits):
+            return None  # a corporate number written next to 법인: the more specific reading
+        unseparated = len(value) == 13
+        if unseparated and not masked and not rrn_checksum_ok(digits):
+            # bare 13-digit strings (barcodes, serials) need the check digit or a context word
+            if not near(text, s, e, _RRN_CONTEXT):
+                return None
+        return s, e
+
+    return accept
+
+
+_RRN_PATTERN = r"(?<![0-9])\d{6}(?:\s?-\s?|\s)?[SEX](?:\d{6}|[*Xx●○]{6})" + _NA
+
+register(Detector(
+    "rrn", 3, _RRN_PATTERN.replace("SEX", "1-4"), "0-9", _make_rrn_accept("1234"),
+    "resident registration number (date + sex digit; checksum optional since Oct 2020)",
+))  # fmt: skip
+register(Detector(
+    "frn", 4, _RRN_PATTERN.replace("SEX", "5-8"), "0-9", _make_rrn_accept("5678"),
+    "foreigner registration number (sex digit 5-8)",
+))  # fmt: skip
+
+# 8. passport -------------------------------------------------------------------------------
+
+_PASSPORT_CONTEXT = _context(r"여권|[Pp]assport|PASSPORT")
+
+
+def _accept_passport(text: str, m: re.Match, floor: int):
+    s, e = _span(m)
+    return (s, e) if near(text, s, e, _PASSPORT_CONTEXT) else None
+
+
+register(Detector(
+    "passport", 12,
+    r"(?<![A-Za-z0-9])(?:[A-Z]\d{8}|[A-Z]\d{3}[A-Z]\d{4}|[A-Z]{2}\d{7})(?![A-Za-z0-9])",
+    "A-Z", _accept_passport, "passport number (M12345678, M123A4567), next to 여권/passport",
+    gate=("여권", "assport", "ASSPORT"), context_gated=True,
+))  # fmt: skip
+
+# 9. driver's licence -----------------------------------------------------------------------
+
+_DL_CONTEXT = _context(r"면허")
+DL_REGIONS = (
+    "서울 부산 경기 강원 충북 충남 전북 전남 경북 경남 제주 대구 인천 광주 대전 울산".split()
+)
+
+
+def _accept_dl(text: str, m: re.Match, floor: int):
+    s, e = _span(m)
+    digits = digits_of(m.group())
+    if len(digits) == 12:
+        if not 11 <= int(digits[:2]) <= 28:
+            return None
+    else:  # the older form starts with a region name: "서울 12-345678-90"
+        head = text[max(floor, s - 3) : s]
+        region = next((r for r in DL_REGIONS if head.rstrip().endswith(r)), None)
+        if region is None:
+            return None
+        s = s - (len(head) - len(head.rstrip())) - len(region)
+    return (s, e) if near(text, s, e, _DL_CONTEXT) else None
+
+
+register(Detector(
+    "driver_license", 11,
+    _NB + r"(?:\d{2}[- ]?\d{2}[- ]?\d{6}[- ]?\d{2}|\d{2}-\d{6}-\d{2})" + _NA,
+    "0-9", _accept_dl, "driver's licence number (11-22-333333-44), next to 면허",
+    context_gated=True,
+))  # fmt: skip
+
+# 10-11. business and corporate registration numbers ----------------------------------------
+
+_BRN_CONTEXT = _context(r"사업자|등록번호")
+
+
+def _accept_brn(text: str, m: re.Match, floor: int):
+    digits = digits_of(m.group())
+    if not brn_ok(digits):
+        return None
+    s, e = _span(m)
+    if len(m.group()) == 10 and not near(text, s, e, _BRN_CONTEXT):
+        return None
+    return s, e
+
+
+register(Detector(
+    "brn", 6, _NB + r"\d{3}(?:-\d{2}-|\s\d{2}\s|\d{2})\d{5}" + _NA, "0-9", _accept_brn,
+    "business registration number (123-45-67890, check digit)",
+))  # fmt: skip
+
+
+def _accept_crn(text: str, m: re.Match, floor: int):
+    digits = digits_of(m.group())
+    if not crn_ok(digits):
+        return None
+    s, e = _span(m)
+    if len(m.group()) == 13 and not near(text, s, e, _CRN_CONTEXT):
+        return None
+    return s, e
+
+
+register(Detector(
+    "crn", 5, r"(?<![0-9])\d{6}(?:\s?-\s?)?\d{7}" + _NA, "0-9", _accept_crn,
+    "corporate registration number (110111-1234567, check digit)",
+))  # fmt: skip
+
+# 12. bank account --------------------------------------------------------------------------
+
+_BANK_CONTEXT = _context(
+    r"계좌|은행|뱅크|입금|송금|이체|예금주|통장|농협|신협|수협|우체국|새마을금고|[Aa]ccount"
+)
+
+
+def _accept_account(text: str, m: re.Match, floor: int):
+    n = len(digits_of(m.group()))
+    if not 10 <= n <= 16:
+        return None
+    s, e = _span(m)
+    return (s, e) if near(text, s, e, _BANK_CONTEXT) else None
+
+
+register(Detector(
+    "bank_account", 15,
+    r"(?<![0-9\-])(?:\d{2,6}(?:-\d{2,7}){1,4}|\d{10,14})(?![0-9]|-\d)",
+    "0-9", _accept_account, "bank account number, next to 계좌/은행/bank names",
+    context_gated=True,
+))  # fmt: skip
+
+# 13. card ----------------------------------------------------------------------------------
+
+
+def _accept_card(text: str, m: re.Match, floor: int):
+    digits = digits_of(m.group())
+    if digits[0] not in "34569" or not luhn_ok(digits):
+        return None
+    return _span(m)
+
+
+register(Detector(
+    "card", 7,
+    _NB + r"(?:\d{4}(?P<csep>[- ]?)\d{4}(?P=csep)\d{4}(?P=csep)\d{4}"
+    r"|3\d{3}(?P<asep>[- ]?)\d{6}(?P=asep)\d{4,5})" + _NA,
+    "0-9", _accept_card, "credit/debit card number (Luhn)",
+))  # fmt: skip
+
+# 14. vehicle plate -------------------------------------------------------------------------
+
+PLATE_LETTERS = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
+_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번|점|권|회|건|%))"
+
+
+def _accept_plate(text: str, m: re.Match, floor: int):
+    s, e = _span(m)
+    # old-style plates carry a region name: "서울12가3456", "경기 34나 5678"
+    head = text[max(floor, s - 3) : s]
+    for region in DL_REGIONS:
+        if head.rstrip().endswith(region):
+            return s - (len(head) - len(head.rstrip())) - len(region), e
+    return s, e
+
+
+register(Detector(
+    "plate", 13,
+    r"(?<![0-9A-Za-z])\d{2,3}\s?[" + PLATE_LETTERS + r"]\s?\d{4}" + _NA + _UNIT_AFTER,
+    "0-9", _accept_plate, "vehicle registration plate (12가 3456, 123가4567, 서울12가3456)",
+))  # fmt: skip
+
+# 15. postal address ------------------------------------------------------------------------
+
+_ROAD_TOKEN = re.compile(
+    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?(?:길|가)))?$"
+    r"|[가-힣0-9]*[가-힣](?:동|리|가)\d*(?:가)?$"
+)
+_UNIT_TOKEN = re.compile(
+    r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
+)
+_POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})\s?$")
+_ADDRESS_TAIL = re.compile(
+    r"(?:-\d{1,4})?(?:번지)?"
+    r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}호|,?\s?(?:지하\s?)?\d{1,3}층)*"
+    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:,\s?[가-힣0-9]+)?\))?"
+)
+_LOT_NAME = re.compile(r"[가-힣](?:동|리|가)\d*(?:가)?$")
+
+
+def _accept_address(text: str, m: re.Match, floor: int):
+    s = m.start()
+    lo = max(floor, s - 80)
+    head = text[lo:s]
+    # the road or lot name directly before the number
+    tokens = head.split(" ")
+    if tokens and tokens[-1] == "":
+        tokens.pop()  # "테헤란로 123": the space before the number
+    if not tokens or not _ROAD_TOKEN.search(tokens[-1]):
+        return None
+    road = tokens[-1]
+    lot = bool(_LOT_NAME.search(road)) and not road.endswith(("로", "길"))
+    units: list[str] = []
+    for tok in reversed(tokens[:-1]):
+        if tok in places.KNOWN_UNITS or (_UNIT_TOKEN.search(tok) and tok not in places.NOT_UNITS):
+            units.append(tok)
+        else:
+            break
+    known = [u for u in units if u in places.KNOWN_UNITS]
+    if not known and len(units) < 2:
+        return None
+    if lot and not (known or len(units) >= 2):
+        return None
+    used = sum(len(u) + 1 for u in units) + len(road) + (len(head) - len(head.rstrip(" ")))
+    start = s - used
+    while start < s and text[start] == " ":
+        start += 1
+    pm = _POSTAL.search(text, max(floor, start - 16), start)
+    if pm and pm.end() == start or (pm and text[pm.end() : start].strip() == ""):
+        start = pm.start()
+    tail = _ADDRESS_TAIL.match(text, m.end())
+    end = tail.end() if tail else m.end()
+    if text.startswith("번지", end):
+        end += 2
+    return start, end
+
+
+register(Detector(
+    "address", 16,
+    r"(?<![0-9])\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d))\d{0,4}(?:-\d{1,4})?(?![0-9]|\.\d)",
+    "0-9", _accept_address, "road-name or lot-number address (with postal code when present)",
+))  # fmt: skip
+
+# 16. date of birth -------------------------------------------------------------------------
+
+_BIRTH_BEFORE = _context(r"생년월일|생일|출생|태어|탄생|D\.?O\.?B|[Bb]irth|생\s?:")
+_BIRTH_AFTER = re.compile(r"\s?(?:생|출생|에\s?태어|태생|출생)")
+
+
+def _date_fields(value: str) -> tuple[str, str, str] | None:
+    parts = re.findall(r"\d+", value)
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    if len(parts) == 1 and len(parts[0]) in (6, 8):
+        d = parts[0]
+        return (d[:-4], d[-4:-2], d[-2:])
+    return None
+
+
+def birth_date_valid(value: str) -> bool:
+    fields = _date_fields(value)
+    if fields is None:
+        return False
+    y, mo, d = fields
+    if len(y) == 2:
+        return any(is_calendar_date(c + int(y), int(mo), int(d)) for c in (1900, 2000))
+    return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
+
+
+def _accept_birth(text: str, m: re.Match, floor: int):
+    if not birth_date_valid(m.group()):
+        return None
+    s, e = _span(m)
+    before = _BIRTH_BEFORE.search(text, max(0, s - CONTEXT_BEFORE), s)
+    if before or _BIRTH_AFTER.match(text, e):
+        return s, e
+    return None
+
+
+register(Detector(
+    "birth_date", 14,
+    r"(?<![0-9])(?:\d{4}\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일"
+    r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
+    r"|\d{2}(?P<ssep>[-./])\d{2}(?P=ssep)\d{2}|\d{8}|\d{6})(?![0-9])",
+    "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",
+    context_gated=True,
+))  # fmt: skip
+
+#: Type names in registry order.
+TYPES: tuple[str, ...] = tuple(REGISTRY)

@@ -1,0 +1,395 @@
+"""Same-shape pseudonyms: a generated value of the same type for every detected value.
+
+A pseudonym keeps the original's length, separators and letter case (an
+address is the exception: it becomes another plausible Korean address with
+the same parts), carries a valid check digit where the type has one, and is
+never equal to the original. It is a pure function of (seed, type, original
+value): a keyed BLAKE2b hash seeds a private PRNG, so a value repeated across
+a corpus, across shards or across workers gets the same pseudonym.
+
+Each pseudonym is itself detected as its own type (so a second pass over the
+output finds the same spans; see docs/pii.md, "stability"): a candidate that
+another, more specific detector would claim, or that its own validator
+rejects, is drawn again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import string
+from collections.abc import Callable, Iterable
+
+from corpus.pii import places
+from corpus.pii.detectors import DL_REGIONS, PLATE_LETTERS, REGISTRY, birth_date_valid
+from corpus.pii.scan import Scanner, Span
+from corpus.pii.validators import (
+    SEX_DIGIT_CENTURY,
+    brn_check_digit,
+    crn_check_digit,
+    is_calendar_date,
+    luhn_check_digit,
+    rrn_check_digit,
+)
+
+_HEX_LOWER = "0123456789abcdef"
+_HEX_UPPER = "0123456789ABCDEF"
+_MAX_TRIES = 64
+_COMMON_MAIL_DOMAINS = frozenset(
+    "naver.com gmail.com daum.net hanmail.net kakao.com nate.com hotmail.com outlook.com "
+    "yahoo.com yahoo.co.kr korea.kr icloud.com".split()
+)
+
+
+def _scramble(value: str, rng: random.Random, keep: int = 0, hexdigits: bool = False) -> str:
+    """Replaces every digit (and ASCII letter) after the first `keep` characters, same class."""
+    out = list(value[:keep])
+    for c in value[keep:]:
+        if "0" <= c <= "9":
+            out.append(rng.choice(_HEX_LOWER if hexdigits else string.digits))
+        elif "a" <= c <= "z":
+            out.append(rng.choice(_HEX_LOWER[10:] if hexdigits else string.ascii_lowercase))
+        elif "A" <= c <= "Z":
+            out.append(rng.choice(_HEX_UPPER[10:] if hexdigits else string.ascii_uppercase))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _put_digits(value: str, digits: str) -> str:
+    """Writes `digits` into the digit positions of `value`, keeping everything else."""
+    it = iter(digits)
+    return "".join(next(it) if "0" <= c <= "9" else c for c in value)
+
+
+def _digits(value: str) -> str:
+    return "".join(c for c in value if "0" <= c <= "9")
+
+
+def _rand_digits(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(n))
+
+
+# --- one generator per type -------------------------------------------------------------
+
+
+def gen_email(value: str, rng: random.Random) -> str:
+    local, domain = value.split("@", 1)
+    local = _scramble(local, rng)
+    if domain.lower() not in _COMMON_MAIL_DOMAINS:
+        labels = domain.split(".")
+        tld = (
+            len(labels[-1])
+            + 1
+            + (len(labels[-2]) + 1 if labels[-2] in ("co", "or", "ac", "go") else 0)
+        )
+        domain = _scramble(domain[:-tld], rng) + domain[-tld:]
+    return f"{local}@{domain}"
+
+
+def gen_url(value: str, rng: random.Random) -> str:
+    m = re.match(r"((?:https?|ftp)://)?(www\.)?([^/?#]*)(.*)", value, re.S)
+    scheme, www, host, rest = (g or "" for g in m.groups())
+    labels = host.split(".")
+    keep = 1 + (1 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne") else 0)
+    tail = "." + ".".join(labels[-keep:]) if len(labels) > keep else ""
+    head = host[: len(host) - len(tail)]
+    return scheme + www + _scramble(head, rng) + tail + _scramble(rest, rng)
+
+
+def gen_ip(value: str, rng: random.Random) -> str:
+    if ":" not in value:
+        octets = []
+        for i, part in enumerate(value.split(".")):
+            lo = 1 if i == 0 else 0
+            if len(part) == 1:
+                octets.append(str(rng.randint(max(lo, 0), 9)))
+            elif len(part) == 2:
+                octets.append(str(rng.randint(10, 99)))
+            else:
+                octets.append(str(rng.randint(100, 255)))
+        return ".".join(octets)
+    # IPv6: every hex digit redrawn in the same case; the first digit of a group stays non-zero
+    out = []
+    for group in value.split(":"):
+        g = _scramble(group, rng, hexdigits=True)
+        if len(g) > 1 and g[0] == "0":
+            g = rng.choice("123456789") + g[1:]
+        out.append(g.upper() if group.isupper() else g)
+    return ":".join(out)
+
+
+def gen_mobile(value: str, rng: random.Random) -> str:
+    m = re.match(r"(\+82[-. ]?(?:\(0\))?1[016789]|\(?01[016789])", value)
+    head = m.group()
+    rest = _scramble(value[len(head) :], rng)
+    rest = re.sub(r"^([^0-9]*)0", lambda x: x.group(1) + rng.choice("123456789"), rest)
+    return head + rest
+
+
+_PHONE_HEAD = re.compile(
+    r"(\+82[-. ]?(?:\(0\))?(?:2|[3-6][1-5]|70)"
+    r"|\(?(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080))"
+)
+
+
+def gen_phone(value: str, rng: random.Random) -> str:
+    if value[0] == "1":  # service number: keep the 4-digit prefix
+        return value[:4] + _scramble(value[4:], rng)
+    m = _PHONE_HEAD.match(value)
+    head = m.group()
+    rest = _scramble(value[len(head) :], rng)
+    rest = re.sub(r"^([^0-9]*)0", lambda x: x.group(1) + rng.choice("123456789"), rest)
+    return head + rest
+
+
+def _birth6(rng: random.Random, century: int) -> str:
+    while True:
+        year = rng.randint(0, 99 if century == 1900 else 24)
+        month, day = rng.randint(1, 12), rng.randint(1, 31)
+        if is_calendar_date(century + year, month, day):
+            return f"{year:02d}{month:02d}{day:02d}"
+
+
+def _gen_resident(value: str, rng: random.Random, foreigner: bool) -> str:
+    d = _digits(value)
+    sex = d[6]
+    century = SEX_DIGIT_CENTURY[sex]
+    pairs = {"1": "12", "2": "12", "3": "34", "4": "34", "5": "56", "6": "56", "7": "78", "8": "78"}
+    new = _birth6(rng, century) + rng.choice(pairs[sex])
+    if len(d) == 7:  # masked: 900101-1******
+        return _put_digits(value, new)
+    body = new + _rand_digits(rng, 5)
+    return _put_digits(value, body + str(rrn_check_digit(body, foreigner)))
+
+
+def gen_rrn(value: str, rng: random.Random) -> str:
+    return _gen_resident(value, rng, foreigner=False)
+
+
+def gen_frn(value: str, rng: random.Random) -> str:
+    return _gen_resident(value, rng, foreigner=True)
+
+
+def gen_passport(value: str, rng: random.Random) -> str:
+    return value[0] + _scramble(value[1:], rng)
+
+
+def gen_driver_license(value: str, rng: random.Random) -> str:
+    d = _digits(value)
+    if len(d) == 12:
+        body = f"{rng.randint(11, 26):02d}" + _rand_digits(rng, 10)
+    else:
+        body = _rand_digits(rng, len(d))
+    return _put_digits(value, body)
+
+
+def gen_brn(value: str, rng: random.Random) -> str:
+    body = f"{rng.randint(101, 999)}" + _digits(value)[3:5] + _rand_digits(rng, 4)
+    return _put_digits(value, body + str(brn_check_digit(body)))
+
+
+def gen_crn(value: str, rng: random.Random) -> str:
+    d = _digits(value)
+    # registry office + corporation kind, then a serial starting with 0 (never a resident number)
+    body = f"{rng.randint(1101, 2899)}" + d[4:6] + "0" + _rand_digits(rng, 5)
+    return _put_digits(value, body + str(crn_check_digit(body)))
+
+
+def gen_bank_account(value: str, rng: random.Random) -> str:
+    d = _digits(value)
+    return _put_digits(value, rng.choice("123456789") + _rand_digits(rng, len(d) - 1))
+
+
+def gen_card(value: str, rng: random.Random) -> str:
+    d = _digits(value)
+    body = d[0] + _rand_digits(rng, len(d) - 2)
+    return _put_digits(value, body + str(luhn_check_digit(body)))
+
+
+def gen_plate(value: str, rng: random.Random) -> str:
+    out = []
+    for c in value:
+        if c.isdigit():
+            out.append(rng.choice(string.digits))
+        elif c in PLATE_LETTERS and c not in "".join(_REGION_NAMES):
+            out.append(rng.choice(PLATE_LETTERS))
+        else:
+            out.append(c)
+    s = "".join(out)
+    # the number block must not start with 0
+    return re.sub(r"(?<![0-9])0(?=\d{1,2}\s?[가-힣])", lambda _: rng.choice("123456789"), s)
+
+
+_REGION_NAMES = tuple(DL_REGIONS)
+
+
+def gen_birth_date(value: str, rng: random.Random) -> str:
+    parts = re.findall(r"\d+", value)
+    if len(parts) == 1:  # 19900305 or 900305
+        d = parts[0]
+        parts = [d[:-4], d[-4:-2], d[-2:]]
+    y, mo, da = parts
+    while True:
+        if len(y) == 4:
+            ny = str(rng.randint(1940, 2015))
+        else:
+            ny = f"{rng.randint(0, 99):02d}"
+        nmo = _same_width_number(mo, rng, 12)
+        nda = _same_width_number(da, rng, 31)
+        year = int(ny) if len(ny) == 4 else 1900 + int(ny)
+        if is_calendar_date(year, int(nmo), int(nda)):
+            break
+    new = ny + nmo + nda
+    if len(re.findall(r"\d+", value)) == 1:
+        return _put_digits(value, new)
+    it = iter([ny, nmo, nda])
+    return re.sub(r"\d+", lambda _: next(it), value)
+
+
+def _same_width_number(orig: str, rng: random.Random, top: int) -> str:
+    if len(orig) == 1:
+        return str(rng.randint(1, 9))
+    if orig[0] == "0":
+        return f"0{rng.randint(1, 9)}"
+    return str(rng.randint(10, top))
+
+
+_ADDR_TAIL = re.compile(r"[\s,]*(?:-\d|번지|\d|\(|지하)")
+
+
+def gen_address(value: str, rng: random.Random) -> str:
+    """Another plausible address with the same parts (postal code, road or lot, detail)."""
+    postal = re.match(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)", value)
+    prefix = ""
+    if postal:
+        prefix = _scramble(postal.group(1), rng) + postal.group(2)
+    province, shorts = rng.choice(places.PROVINCES)
+    province_name = rng.choice((province, shorts[0])) if len(shorts) else province
+    district = rng.choice(places.DISTRICTS[province])
+    lot = bool(re.search(r"[가-힣](?:동|리|가)\d*(?:가)? \d", value)) and not re.search(
+        r"[가-힣](?:로|길)(?:\s?\d{1,4}번?(?:길|가))? ?\d", value
+    )
+    name = rng.choice(places.LOTS if lot else places.ROADS)
+    # the house number and everything after it: digits redrawn, parenthesised dong renamed
+    num = re.search(r"(?<=[로길동리가]) ?(\d[\s\S]*)$", value)
+    tail = num.group(1) if num else str(rng.randint(1, 300))
+    tail = _scramble(tail, rng)
+    tail = re.sub(r"^0", lambda _: rng.choice("123456789"), tail)
+    tail = re.sub(r"\([가-힣0-9]+(?:동|가|리)", lambda _: "(" + rng.choice(places.LOTS), tail)
+    parts = [p for p in (province_name, district, name) if p]
+    return prefix + " ".join(parts) + " " + tail
+
+
+GENERATORS: dict[str, Callable[[str, random.Random], str]] = {
+    "email": gen_email,
+    "url": gen_url,
+    "ip": gen_ip,
+    "mobile": gen_mobile,
+    "phone": gen_phone,
+    "rrn": gen_rrn,
+    "frn": gen_frn,
+    "passport": gen_passport,
+    "driver_license": gen_driver_license,
+    "brn": gen_brn,
+    "crn": gen_crn,
+    "bank_account": gen_bank_account,
+    "card": gen_card,
+    "plate": gen_plate,
+    "address": gen_address,
+    "birth_date": gen_birth_date,
+}
+assert set(GENERATORS) == set(REGISTRY), "every detector needs a generator"
+
+
+def _own_claim(kind: str, candidate: str) -> bool:
+    """True when `candidate`, alone, is claimed by no detector more specific than `kind`.
+
+    Also checks that the type's own validator accepts it where the type needs no context.
+    """
+    det = REGISTRY[kind]
+    if kind == "address":
+        spans = Scanner(["address"]).find(candidate)
+        return len(spans) == 1 and (spans[0].start, spans[0].end) == (0, len(candidate))
+    m = det.regex.fullmatch(candidate)
+    if m is None:
+        return False
+    if kind == "birth_date" and not birth_date_valid(candidate):
+        return False
+    if not det.context_gated and det.accept(candidate, m, 0) != (0, len(candidate)):
+        return False
+    for other in REGISTRY.values():
+        if other.priority >= det.priority or other.context_gated:
+            continue
+        om = other.regex.match(candidate)
+        if om and other.accept(candidate, om, 0):
+            return False
+    return True
+
+
+class Pseudonymizer:
+    """Replaces every detected value with a deterministic same-shape pseudonym.
+
+    ``seed`` keys the hash: keep it secret when releasing a corpus, since anyone
+    holding it could test guesses of original values against the pseudonyms.
+    """
+
+    def __init__(
+        self, seed: int = 0, types: Iterable[str] | None = None, cache_size: int = 200_000
+    ):
+        self.scanner = Scanner(types)
+        self.types = self.scanner.types
+        self.seed = seed
+        self._key = hashlib.blake2b(f"corpus.pii seed {seed}".encode(), digest_size=32).digest()
+        self._cache: dict[tuple[str, str], str] = {}
+        self._cache_size = cache_size
+
+    def _rng(self, kind: str, value: str, attempt: int) -> random.Random:
+        h = hashlib.blake2b(
+            f"{kind}\x00{attempt}\x00{value}".encode(), key=self._key, digest_size=16
+        )
+        return random.Random(int.from_bytes(h.digest(), "big"))
+
+    def pseudonym(self, kind: str, value: str) -> str:
+        """The pseudonym of `value` (of type `kind`): deterministic, valid, never `value`."""
+        key = (kind, value)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        gen = GENERATORS[kind]
+        out = None
+        for attempt in range(_MAX_TRIES):
+            candidate = gen(value, self._rng(kind, value, attempt))
+            if candidate != value and _own_claim(kind, candidate):
+                out = candidate
+                break
+        if out is None:  # no valid draw: still never leak the original
+            for attempt in range(_MAX_TRIES, 2 * _MAX_TRIES):
+                out = _scramble(value, self._rng(kind, value, attempt))
+                if out != value:
+                    break
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        self._cache[key] = out
+        return out
+
+    def salted_hash(self, value: str) -> str:
+        """A keyed hash of an original value for reports (not reversible without the seed)."""
+        return hashlib.blake2b(
+            value.encode(), key=self._key, digest_size=8, person=b"report"
+        ).hexdigest()
+
+    def apply(self, text: str) -> tuple[str, list[Span]]:
+        """Returns (pseudonymised text, spans in the ORIGINAL text's offsets)."""
+        spans = self.scanner.find(text)
+        if not spans:
+            return text, spans
+        pieces = []
+        pos = 0
+        for sp in spans:
+            pieces.append(text[pos : sp.start])
+            pieces.append(self.pseudonym(sp.type, text[sp.start : sp.end]))
+            pos = sp.end
+        pieces.append(text[pos:])
+        return "".join(pieces), spans

@@ -1,0 +1,121 @@
+"""Check-digit and structure validators for Korean identifiers, cards, dates and IPs.
+
+Pure functions on digit strings (separators already removed unless stated).
+They are shared by the detectors (to accept a candidate) and the generators
+(to make a pseudonym that is itself a valid value of its type).
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+
+_RRN_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
+_BRN_WEIGHTS = (1, 3, 7, 1, 3, 7, 1, 3, 5)
+
+#: Resident-number 7th digit -> century of birth. 1-4 citizens, 5-8 foreigners,
+#: 9/0 (born in the 1800s) are left out: nobody alive carries them.
+SEX_DIGIT_CENTURY = {"1": 1900, "2": 1900, "3": 2000, "4": 2000,
+                     "5": 1900, "6": 1900, "7": 2000, "8": 2000}  # fmt: skip
+
+
+def digits_of(value: str) -> str:
+    """The decimal digits of `value`, in order."""
+    return "".join(c for c in value if "0" <= c <= "9")
+
+
+def is_calendar_date(year: int, month: int, day: int) -> bool:
+    """True when year-month-day exists in the Gregorian calendar (29 Feb only in leap years)."""
+    try:
+        datetime.date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def rrn_birth_ok(digits: str) -> bool:
+    """The first 7 digits of a resident/foreigner number: valid YYMMDD and sex digit (1-8)."""
+    if len(digits) < 7 or digits[6] not in SEX_DIGIT_CENTURY:
+        return False
+    century = SEX_DIGIT_CENTURY[digits[6]]
+    return is_calendar_date(century + int(digits[0:2]), int(digits[2:4]), int(digits[4:6]))
+
+
+def rrn_check_digit(first12: str, foreigner: bool = False) -> int:
+    """The pre-October-2020 check digit of a resident (or foreigner) registration number."""
+    total = sum(int(d) * w for d, w in zip(first12, _RRN_WEIGHTS, strict=True))
+    check = (11 - total % 11) % 10
+    if foreigner:
+        check = (13 - total % 11) % 10
+    return check
+
+
+def rrn_checksum_ok(digits: str) -> bool:
+    """True when the 13th digit is the old-style check digit (citizen or foreigner formula)."""
+    if len(digits) != 13:
+        return False
+    foreigner = digits[6] in "5678"
+    return int(digits[12]) == rrn_check_digit(digits[:12], foreigner)
+
+
+def brn_check_digit(first9: str) -> int:
+    """Check digit of a business registration number (사업자등록번호, 10 digits)."""
+    d = [int(c) for c in first9]
+    total = sum(x * w for x, w in zip(d, _BRN_WEIGHTS, strict=True)) + (d[8] * 5) // 10
+    return (10 - total % 10) % 10
+
+
+def brn_ok(digits: str) -> bool:
+    """A 10-digit business registration number with a valid check digit; tax office 101-999."""
+    if len(digits) != 10 or int(digits[:3]) < 101:
+        return False
+    return int(digits[9]) == brn_check_digit(digits[:9])
+
+
+def crn_check_digit(first12: str) -> int:
+    """Check digit of a corporate registration number (법인등록번호, 13 digits)."""
+    total = sum(int(c) * (1 if i % 2 == 0 else 2) for i, c in enumerate(first12))
+    return (10 - total % 10) % 10
+
+
+def crn_ok(digits: str) -> bool:
+    """A 13-digit corporate registration number with a valid check digit."""
+    return len(digits) == 13 and int(digits[12]) == crn_check_digit(digits[:12])
+
+
+def luhn_check_digit(body: str) -> int:
+    """The Luhn digit that makes ``body + digit`` pass the Luhn test."""
+    total = 0
+    for i, c in enumerate(reversed(body)):
+        d = int(c)
+        if i % 2 == 0:  # doubled: these are every second digit once the check digit is appended
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return (10 - total % 10) % 10
+
+
+def luhn_ok(digits: str) -> bool:
+    """The Luhn (mod 10) test used by payment cards."""
+    return len(digits) >= 2 and int(digits[-1]) == luhn_check_digit(digits[:-1])
+
+
+def ipv4_ok(value: str) -> bool:
+    """A dotted-quad IPv4 address (no leading zeros, every octet 0-255)."""
+    try:
+        ipaddress.IPv4Address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def ipv6_ok(value: str) -> bool:
+    """An IPv6 address with at least three groups' worth of content (not a bare ``::``)."""
+    if value.count(":") < 2 or not any(c.isalnum() for c in value):
+        return False
+    try:
+        ipaddress.IPv6Address(value)
+    except ValueError:
+        return False
+    return True
