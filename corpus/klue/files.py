@@ -281,6 +281,7 @@ def iter_json_array(source: SplitFile) -> Iterator[tuple[int, Any]]:
     last = pos
     pos = _skip_ws(text, pos + 1)
     if pos < n and text[pos] == "]":
+        _check_end(text, pos, source.name)
         return
     while True:
         line += text.count("\n", last, pos)
@@ -296,16 +297,21 @@ def iter_json_array(source: SplitFile) -> Iterator[tuple[int, Any]]:
             pos = _skip_ws(text, pos + 1)
             continue
         if pos < n and text[pos] == "]":
-            rest = _skip_ws(text, pos + 1)
-            if rest < n:
-                bad = text.count("\n", 0, rest) + 1
-                raise InputError(source.name, bad, "malformed JSON: extra data after the array")
+            _check_end(text, pos, source.name)
             return
         bad = text.count("\n", 0, min(pos, n)) + 1
         what = "end of file" if pos >= n else repr(text[pos])
         raise InputError(
             source.name, bad, f"malformed JSON: expected ',' or ']' after an element, got {what}"
         )
+
+
+def _check_end(text: str, close: int, name: str) -> None:
+    """Only white space may follow the array's closing bracket at `close`."""
+    rest = _skip_ws(text, close + 1)
+    if rest < len(text):
+        line = text.count("\n", 0, rest) + 1
+        raise InputError(name, line, "malformed JSON: extra data after the array")
 
 
 def _skip_ws(text: str, pos: int) -> int:
