@@ -195,9 +195,9 @@ def whole_word_mask(
     target = 0
     if n_maskable:
         target = min(spec.max_predictions, max(1, int(round(n_maskable * spec.masked_lm_prob))))
-    chosen = np.zeros(n_words, dtype=bool)
+    chosen = np.zeros(n_words + 1, dtype=bool)  # slot n_words: specials, never chosen
     chosen[choose_words(lengths, target, rng)] = True
-    positions = np.flatnonzero(maskable & chosen[np.maximum(wid, 0)]).astype(np.int32)
+    positions = np.flatnonzero(chosen[np.where(maskable, wid, n_words)]).astype(np.int32)
     n = len(positions)
     u = rng.random(n)
     repl = spec.replacement_ids
