@@ -1,0 +1,246 @@
+"""Which examples a run trains on, and the zero-setup data of the ``tiny`` config.
+
+`resolve_data(config, workdir)` turns the ``config.data`` fields into a `DataSpec`:
+
+1. ``data.synthetic``: random batches of the right shapes (benchmarks, tests);
+2. ``data.examples_dir``: examples built by ``python -m pretrain.build_data``
+   (their manifest gives objective, sequence length and vocabulary size);
+3. ``data.bootstrap.enabled`` (the tiny config) and no examples given: build a
+   small tokenizer with `tokenizer.train.train_tokenizer` and examples with
+   `pretrain.build_data.build_examples`, from a few Korean Wikipedia files of the
+   shared corpus (`corpus.datadir.resolve_data_dir()` / ``corpus/kowiki``), with
+   one more file held out for evaluation; or, when no data directory exists, from
+   ``pretrain/tiny_corpus.txt`` (sentences written for this repository).
+
+Bootstrap output is cached under ``$KLUE_PRETRAIN_CACHE``, else
+``$XDG_CACHE_HOME/klue-pretrain`` or ``~/.cache/klue-pretrain``, in a folder
+named by a hash of the inputs (paths, sizes, SHA-256) and the build settings,
+so a second run (or a test) reuses it. The folder is built under a temporary
+name and renamed when complete: an interrupted build is never reused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+BOOTSTRAP_VERSION = 1
+TINY_CORPUS = Path(__file__).with_name("tiny_corpus.txt")
+NO_DATA_MESSAGE = (
+    "no pretraining data configured: pass --config.data.examples_dir=DIR (built with "
+    "`python -m pretrain.build_data`), or --config.data.synthetic=True for random batches"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class DataSpec:
+    """What the trainer needs to know about its examples."""
+
+    objective: str
+    max_seq_length: int
+    max_predictions_per_seq: int
+    vocab_size: int
+    examples_dir: str | None = None
+    eval_examples_dir: str | None = None
+    tokenizer_dir: str | None = None
+    synthetic: bool = False
+
+    @property
+    def has_eval(self) -> bool:
+        return self.synthetic or bool(self.eval_examples_dir)
+
+
+def _max_predictions(cfg_value: int, seq_len: int) -> int:
+    from pretrain import models
+
+    return int(cfg_value) if int(cfg_value) > 0 else models.default_max_predictions(seq_len)
+
+
+def resolve_data(cfg: Mapping[str, Any], workdir: str | os.PathLike) -> DataSpec:
+    """The `DataSpec` for ``cfg.data`` (building the tiny bootstrap set when asked)."""
+    from pretrain import models
+
+    data = cfg["data"]
+    objective = str(cfg["objective"])
+    if data["synthetic"]:
+        seq_len = int(data["max_seq_length"])
+        return DataSpec(
+            objective=objective,
+            max_seq_length=seq_len,
+            max_predictions_per_seq=_max_predictions(data["max_predictions_per_seq"], seq_len),
+            vocab_size=models.PRESETS[cfg["model"]].vocab_size,
+            tokenizer_dir=data["tokenizer_dir"] or None,
+            synthetic=True,
+        )
+    examples_dir = data["examples_dir"]
+    eval_dir = data["eval_examples_dir"]
+    tokenizer_dir = data["tokenizer_dir"]
+    if not examples_dir:
+        if not data["bootstrap"]["enabled"]:
+            raise FileNotFoundError(NO_DATA_MESSAGE)
+        built = build_bootstrap(cfg)
+        examples_dir, eval_dir = built["examples_dir"], built["eval_examples_dir"]
+        tokenizer_dir = tokenizer_dir or built["tokenizer_dir"]
+    return examples_spec(examples_dir, eval_dir, tokenizer_dir, objective, data)
+
+
+def examples_spec(
+    examples_dir: str,
+    eval_dir: str | None,
+    tokenizer_dir: str | None,
+    objective: str,
+    data: Mapping[str, Any],
+) -> DataSpec:
+    from pretrain import input_pipeline
+
+    manifest = input_pipeline.examples_manifest(examples_dir)
+    if manifest["objective"] != objective:
+        raise ValueError(
+            f"{examples_dir} holds {manifest['objective']} examples but the config trains "
+            f"objective {objective!r}: set --config.objective or use other examples"
+        )
+    if eval_dir:
+        other = input_pipeline.examples_manifest(eval_dir)
+        for key in ("objective", "max_seq_length", "vocab_size"):
+            if other[key] != manifest[key]:
+                raise ValueError(f"{eval_dir} differs from {examples_dir} in {key}")
+    seq_len = int(manifest["max_seq_length"])
+    if int(data["max_predictions_per_seq"]) > 0:
+        max_pred = int(data["max_predictions_per_seq"])
+    elif objective == "bert":
+        max_pred = int(manifest["max_predictions_per_seq"])
+    else:
+        max_pred = _max_predictions(0, seq_len)
+    return DataSpec(
+        objective=objective,
+        max_seq_length=seq_len,
+        max_predictions_per_seq=max_pred,
+        vocab_size=int(manifest["vocab_size"]),
+        examples_dir=str(Path(examples_dir).absolute()),
+        eval_examples_dir=str(Path(eval_dir).absolute()) if eval_dir else None,
+        tokenizer_dir=str(Path(tokenizer_dir).absolute()) if tokenizer_dir else None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Bootstrap build
+
+
+def cache_root(explicit: str = "") -> Path:
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("KLUE_PRETRAIN_CACHE"):
+        return Path(os.environ["KLUE_PRETRAIN_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "klue-pretrain"
+
+
+def bootstrap_inputs(num_files: int) -> tuple[list[str], list[str], str]:
+    """(train files, held-out files, description): kowiki files, else the repo's tiny corpus."""
+    from corpus.datadir import resolve_data_dir
+
+    try:
+        kowiki = resolve_data_dir() / "corpus" / "kowiki"
+    except FileNotFoundError:
+        kowiki = None
+    if kowiki is not None and kowiki.is_dir():
+        files = sorted(str(p) for p in kowiki.rglob("wiki_*") if p.is_file())
+        if len(files) >= num_files + 1:
+            return files[:num_files], [files[num_files]], f"{kowiki} ({num_files}+1 files)"
+    return [str(TINY_CORPUS)], [], f"{TINY_CORPUS.name} (no corpus/kowiki found)"
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _split_tiny_corpus(folder: Path) -> tuple[str, str]:
+    """Documents (lines) of the tiny corpus: every 10th held out for evaluation."""
+    lines = [ln for ln in TINY_CORPUS.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    train = [ln for i, ln in enumerate(lines) if i % 10 != 9]
+    held = [ln for i, ln in enumerate(lines) if i % 10 == 9]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "train.txt").write_text("".join(ln + "\n" for ln in train), encoding="utf-8")
+    (folder / "heldout.txt").write_text("".join(ln + "\n" for ln in held), encoding="utf-8")
+    return str(folder / "train.txt"), str(folder / "heldout.txt")
+
+
+def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
+    """Builds (once, cached) a tokenizer, train examples and held-out examples for ``cfg``."""
+    data = cfg["data"]
+    boot = data["bootstrap"]
+    objective = str(cfg["objective"])
+    seq_len = int(data["max_seq_length"])
+    vocab = int(boot["vocab_size"])
+    train_files, held_files, described = bootstrap_inputs(int(boot["num_files"]))
+    settings = {
+        "version": BOOTSTRAP_VERSION,
+        "objective": objective,
+        "max_seq_length": seq_len,
+        "vocab_size": vocab,
+        "seed": int(cfg["seed"]),
+        "inputs": [
+            {"path": p, "bytes": os.path.getsize(p), "sha256": _sha256(p)}
+            for p in train_files + held_files
+        ],
+    }
+    key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    root = cache_root(boot["cache_dir"])
+    final = root / f"bootstrap-{key}"
+    result = {
+        "tokenizer_dir": str(final / "tokenizer"),
+        "examples_dir": str(final / "examples"),
+        "eval_examples_dir": str(final / "eval_examples"),
+    }
+    if (final / "bootstrap.json").is_file():
+        logging.info("bootstrap data: reusing %s", final)
+        return result
+
+    logging.info(
+        "bootstrap data: building a %d-piece tokenizer and examples from %s", vocab, described
+    )
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".bootstrap-{key}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    if not held_files:
+        train_txt, held_txt = _split_tiny_corpus(tmp / "text")
+        train_files, held_files = [train_txt], [held_txt]
+    _train_tokenizer(train_files, tmp / "tokenizer", vocab, int(cfg["seed"]))
+    from pretrain.build_data import build_examples
+
+    common = dict(
+        objective=objective,
+        max_seq_length=seq_len,
+        seed=int(cfg["seed"]),
+        workers=1,
+        dupe_factor=2,
+        log=logging.info,
+    )
+    build_examples(tmp / "tokenizer", train_files, tmp / "examples", **common)
+    build_examples(tmp / "tokenizer", held_files, tmp / "eval_examples", **common)
+    (tmp / "bootstrap.json").write_text(json.dumps(settings, indent=1, ensure_ascii=False) + "\n")
+    try:
+        os.replace(tmp, final)
+    except OSError:  # another process finished first: use its (identical) folder
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not (final / "bootstrap.json").is_file():
+        raise RuntimeError(f"bootstrap build did not produce {final}")
+    logging.info("bootstrap data: ready in %s", final)
+    return result
+
+
+def _train_tokenizer(files: list[str], output: Path, vocab: int, seed: int) -> None:
+    from tokenizer.train import train_tokenizer
+
+    train_tokenizer(files, output, vocab_size=vocab, seed=seed, workers=1)

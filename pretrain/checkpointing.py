@@ -1,0 +1,232 @@
+"""Checkpoints of the train state with orbax: async, keep N, atomic, preemption-aware.
+
+Layout: ``<workdir>/checkpoints/<step>/`` with four items:
+
+* ``params``: the model parameters (an ``nnx.State`` of float32 arrays),
+* ``opt_state``: the optax state (Adam moments, counters),
+* ``train``: ``{"step", "rng"}``, the step counter and the raw PRNG key,
+* ``meta``: JSON: the model config, objective, tokenizer folder and the
+  experiment config, so `load_for_export` needs nothing but the workdir.
+
+Atomicity is orbax's: a checkpoint is written under a temporary name and
+renamed to ``<step>`` only once every item (and, on several hosts, every
+process) has finished, so a process killed mid-save leaves a temporary folder
+that `CheckpointManager` never lists and deletes on the next start
+(``cleanup_tmp_directories``). `latest_step` therefore only ever names a
+complete checkpoint.
+
+Preemption: `PreemptionWatcher` turns SIGTERM into a flag the train loop
+checks every step; on several hosts it also asks JAX's preemption sync point
+(``CheckpointManager.reached_preemption``), so every host agrees on the step
+at which to save.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import signal
+from pathlib import Path
+from typing import Any
+
+import jax
+import orbax.checkpoint as ocp
+
+CHECKPOINT_SUBDIR = "checkpoints"
+
+
+def checkpoint_dir(workdir: str | Path) -> Path:
+    return Path(workdir).absolute() / CHECKPOINT_SUBDIR
+
+
+class Checkpointer:
+    """A thin wrapper around `ocp.CheckpointManager` for our four items."""
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        max_to_keep: int = 3,
+        async_save: bool = True,
+        read_only: bool = False,
+    ) -> None:
+        self.directory = Path(directory).absolute()
+        options = ocp.CheckpointManagerOptions(
+            max_to_keep=max_to_keep,
+            enable_async_checkpointing=async_save,
+            cleanup_tmp_directories=not read_only,
+            create=not read_only,
+            read_only=read_only,
+        )
+        self.manager = ocp.CheckpointManager(
+            self.directory,
+            options=options,
+            item_names=("params", "opt_state", "train", "meta"),
+        )
+
+    def latest_step(self) -> int | None:
+        return self.manager.latest_step()
+
+    def all_steps(self) -> list[int]:
+        return list(self.manager.all_steps())
+
+    def save(self, step: int, state: Any, meta: dict[str, Any]) -> None:
+        """Starts an (async) save of ``state`` (a `train.TrainState`) at ``step``.
+
+        Returns once the arrays are copied off the device, so the caller may
+        donate or overwrite them; the files are written in the background.
+        """
+        self.manager.save(
+            step,
+            args=ocp.args.Composite(
+                params=ocp.args.StandardSave(state.params),
+                opt_state=ocp.args.StandardSave(state.opt_state),
+                train=ocp.args.StandardSave({"step": state.step, "rng": state.rng}),
+                meta=ocp.args.JsonSave(meta),
+            ),
+            force=True,
+        )
+
+    def restore(self, step: int, abstract_state: Any) -> Any:
+        """Restores a full `train.TrainState` shaped (and sharded) like ``abstract_state``."""
+        out = self.manager.restore(
+            step,
+            args=ocp.args.Composite(
+                params=ocp.args.StandardRestore(abstract_state.params),
+                opt_state=ocp.args.StandardRestore(abstract_state.opt_state),
+                train=ocp.args.StandardRestore(
+                    {"step": abstract_state.step, "rng": abstract_state.rng}
+                ),
+            ),
+        )
+        return abstract_state.replace(
+            params=out["params"],
+            opt_state=out["opt_state"],
+            step=out["train"]["step"],
+            rng=out["train"]["rng"],
+        )
+
+    def restore_params(self, step: int, abstract_params: Any) -> Any:
+        """Restores only the parameters (for ``init_from`` and export)."""
+        out = self.manager.restore(
+            step, args=ocp.args.Composite(params=ocp.args.StandardRestore(abstract_params))
+        )
+        return out["params"]
+
+    def restore_meta(self, step: int) -> dict[str, Any]:
+        out = self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore()))
+        return out["meta"]
+
+    def reached_preemption(self, step: int) -> bool:
+        return self.manager.reached_preemption(step)
+
+    def wait(self) -> None:
+        self.manager.wait_until_finished()
+
+    def close(self) -> None:
+        self.manager.close()
+
+
+class PreemptionWatcher:
+    """SIGTERM (what Cloud TPU, Kubernetes and SLURM send before a kill) -> a flag.
+
+    The handler only sets a flag: saving from inside a signal handler would
+    race the train step. The loop asks `should_stop(step)` once per step.
+    """
+
+    def __init__(self, checkpointer: Checkpointer | None = None) -> None:
+        self.requested = False
+        self.signal_name: str | None = None
+        self._checkpointer = checkpointer
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> PreemptionWatcher:
+        for sig in (signal.SIGTERM,):
+            try:
+                self._previous[sig] = signal.signal(sig, self._handle)
+            except ValueError:  # not the main thread (e.g. under some test runners)
+                logging.warning("cannot install a %s handler outside the main thread", sig)
+        return self
+
+    def uninstall(self) -> None:
+        for sig, prev in self._previous.items():
+            signal.signal(sig, prev)
+        self._previous.clear()
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.requested = True
+        self.signal_name = signal.Signals(signum).name
+
+    def should_stop(self, step: int) -> bool:
+        if self.requested:
+            return True
+        if jax.process_count() > 1 and self._checkpointer is not None:
+            if self._checkpointer.reached_preemption(step):
+                self.requested, self.signal_name = True, "preemption sync point"
+        return self.requested
+
+
+def model_config_to_dict(model_config: Any) -> dict[str, Any]:
+    return dataclasses.asdict(model_config)
+
+
+def model_config_from_dict(data: dict[str, Any]) -> Any:
+    from pretrain import models
+
+    fields = {f.name for f in dataclasses.fields(models.ModelConfig)}
+    return models.ModelConfig(**{k: v for k, v in data.items() if k in fields})
+
+
+def load_for_export(workdir: str | Path, step: int | None = None) -> tuple[Any, Any, str | None]:
+    """Loads the newest (or the given) checkpoint of a workdir for export.
+
+    Returns ``(ModelConfig, PretrainingModel with the trained parameters,
+    tokenizer_dir or None)``. Runs on CPU with no accelerator and ignores the
+    optimiser state, so it is cheap even for large checkpoints.
+    """
+    from flax import nnx
+
+    from pretrain import models
+
+    directory = checkpoint_dir(workdir)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no checkpoints under {directory}: train with pretrain.main first")
+    ckpt = Checkpointer(directory, read_only=True, async_save=False)
+    try:
+        step = ckpt.latest_step() if step is None else step
+        if step is None:
+            raise FileNotFoundError(f"no complete checkpoint in {directory}")
+        meta = ckpt.restore_meta(step)
+        model_config = model_config_from_dict(meta["model_config"])
+        abstract = nnx.eval_shape(lambda: models.PretrainingModel(model_config, rngs=nnx.Rngs(0)))
+        graphdef, abstract_params, rest = nnx.split(abstract, nnx.Param, ...)
+        cpu = jax.sharding.SingleDeviceSharding(jax.local_devices(backend="cpu")[0])
+        abstract_params = jax.tree.map(
+            lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, sharding=cpu), abstract_params
+        )
+        params = ckpt.restore_params(step, abstract_params)
+    finally:
+        ckpt.close()
+    model = nnx.merge(graphdef, params, _concrete_rest(rest))
+    logging.info("loaded step %d from %s", step, directory)
+    return model_config, model, meta.get("tokenizer_dir")
+
+
+def _concrete_rest(abstract_rest: Any) -> Any:
+    """Concrete values for the non-parameter state (RNG keys and counters)."""
+    import jax.numpy as jnp
+
+    def make(s: Any) -> Any:
+        if jax.dtypes.issubdtype(s.dtype, jax.dtypes.prng_key):
+            return jax.random.key(0)
+        return jnp.zeros(s.shape, s.dtype)
+
+    return jax.tree.map(make, abstract_rest)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Atomic JSON write (temp + rename) for small run files (config snapshot)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    tmp.replace(path)

@@ -1,0 +1,1 @@
+"""Experiment configs for `pretrain.main`: one file per model size; `default` is shared."""

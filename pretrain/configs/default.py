@@ -1,0 +1,65 @@
+"""Fields shared by every pretraining config, with the KLUE paper's optimiser defaults.
+
+Not meant to be run directly; each size config starts from `get_config()` here
+and changes what differs. Every field can be overridden on the command line
+(``--config.learning_rate=5e-5``).
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+
+def get_config() -> ml_collections.ConfigDict:
+    c = ml_collections.ConfigDict()
+    c.model = "bert-base"  # a key of pretrain.models.PRESETS
+    # ModelConfig fields to change, e.g. {"dtype": "float32", "hidden_dropout": 0.0}.
+    c.model_overrides = ml_collections.ConfigDict({})
+    c.objective = "bert"  # "bert" (MLM + NSP) or "roberta" (MLM); must match the examples
+
+    c.data = ml_collections.ConfigDict()
+    c.data.examples_dir = ""  # built by `python -m pretrain.build_data`
+    c.data.eval_examples_dir = ""  # held-out examples (other documents), optional
+    c.data.tokenizer_dir = ""  # copied into the export; default: from the examples manifest
+    c.data.synthetic = False  # random batches of the right shapes (benchmarks, tests)
+    c.data.max_seq_length = 512  # synthetic/bootstrap only; real examples carry their own
+    c.data.max_predictions_per_seq = 0  # 0: ceil(0.15 * max_seq_length) (77 for 512)
+    c.data.bootstrap = ml_collections.ConfigDict()
+    c.data.bootstrap.enabled = False  # tiny only: build tokenizer+examples when none given
+    c.data.bootstrap.num_files = 3  # kowiki files for training (one more is held out)
+    c.data.bootstrap.vocab_size = 2000
+    c.data.bootstrap.cache_dir = ""  # default $XDG_CACHE_HOME/klue-pretrain or ~/.cache/...
+
+    c.seed = 0
+    c.global_batch_size = 256
+    c.grad_accum_steps = 1  # micro-batches per step (lax.scan); divides the per-device batch
+    c.num_train_steps = 1_000_000
+    c.warmup_steps = 10_000
+    c.learning_rate = 1e-4
+    c.end_learning_rate = 0.0
+    c.weight_decay = 0.01
+    c.adam_b1 = 0.9
+    c.adam_b2 = 0.999
+    c.adam_eps = 1e-6
+    c.max_grad_norm = 1.0
+
+    c.log_every_steps = 100
+    c.eval_every_steps = 10_000
+    c.eval_steps = 20
+    c.checkpoint_every_steps = 10_000
+    c.keep_checkpoints = 3
+    c.async_checkpointing = True
+    c.init_from = ""  # workdir or checkpoint folder to take the parameters from (step 0)
+    c.progress_bar = True
+    c.peak_flops_per_device = 0.0  # 0: from the device table in pretrain.train (for MFU)
+
+    c.mesh = ml_collections.ConfigDict()
+    c.mesh.fsdp = 1  # >1 shards params and optimiser state over that many devices
+
+    c.distributed = ml_collections.ConfigDict()
+    c.distributed.initialize = "auto"  # "auto" (when a cluster is detected), "yes", "no"
+    c.distributed.coordinator_address = ""  # host:port of process 0, or "" to auto-detect
+    c.distributed.num_processes = -1
+    c.distributed.process_id = -1
+    c.distributed.cpu_collectives = ""  # "gloo" for several CPU processes
+    return c

@@ -1,0 +1,54 @@
+"""Pretrains a BERT or RoBERTa model: ``python -m pretrain.main --config CONFIG --workdir DIR``.
+
+Thin on purpose (Flax-examples style): flags in, `train.train_and_evaluate` out.
+Any config field can be overridden, e.g.::
+
+    python -m pretrain.main --config pretrain/configs/tiny.py --workdir runs/tiny \\
+        --config.num_train_steps=500 --config.learning_rate=5e-4
+
+Running the same command again resumes from the newest checkpoint in DIR.
+Exit codes: 0 done or preempted (checkpoint saved), 1 non-finite loss.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from absl import app, flags
+from ml_collections import config_flags
+
+FLAGS = flags.FLAGS
+config_flags.DEFINE_config_file("config", None, "experiment config file (pretrain/configs/*.py)")
+flags.DEFINE_string("workdir", None, "run folder: checkpoints, TensorBoard events, metrics")
+flags.mark_flags_as_required(["config", "workdir"])
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    cfg = FLAGS.config
+    # Before any other JAX call: multi-host start-up when configured or detected.
+    from pretrain import sharding
+
+    sharding.maybe_initialize_distributed(cfg.distributed)
+
+    from pretrain import train
+
+    logging.getLogger().setLevel(logging.INFO)
+    try:
+        summary = train.train_and_evaluate(cfg, FLAGS.workdir)
+    except train.NonFiniteLossError as e:
+        logging.error("%s", e)
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    logging.info("finished: %s", summary)
+    return 0
+
+
+def run() -> None:
+    app.run(lambda argv: sys.exit(main(argv)))
+
+
+if __name__ == "__main__":
+    run()

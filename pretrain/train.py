@@ -1,0 +1,797 @@
+"""Pretraining: the pure train step, losses, optimiser, and the train-and-evaluate loop.
+
+Functional core. The train state is a pytree ``TrainState(step, params, opt_state,
+rng)``; the model's ``graphdef`` stays outside it as static structure. `train_step`
+is a pure function of ``(state, batch)``: dropout keys are derived from
+``(rng, step, micro-batch index)``, so a run resumed from a checkpoint at step k
+computes bit-for-bit what the uninterrupted run computed.
+
+Gradient accumulation is a ``lax.scan`` over micro-batches inside one jitted
+step (not ``optax.MultiSteps``): one optimiser update per step, the step counter
+and learning-rate schedule count real updates, and the memory is one
+micro-batch of activations plus one gradient buffer. Each micro-batch loss is
+normalised by the *whole* batch's prediction count, so the summed gradient is
+exactly the full-batch gradient. Micro-batch ``a`` takes rows ``a, a+A, a+2A...``
+so every device keeps working on its own rows (no resharding).
+
+Loss: MLM softmax cross-entropy in float32, weighted by ``masked_weights`` and
+averaged over real predictions; plus (BERT) the NSP cross-entropy averaged over
+sequences. A step whose loss or gradient norm is not finite leaves the state
+unchanged and reports ``finite = 0``; the loop then stops with a clear message
+and the last checkpoint (taken only from finite states) stays the newest.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sys
+import time
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import flax.struct
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from pretrain import models, sharding
+
+Batch = Mapping[str, jax.Array]
+BATCH_KEYS = (
+    "input_ids",
+    "token_type_ids",
+    "attention_mask",
+    "masked_positions",
+    "masked_ids",
+    "masked_weights",
+    "nsp_labels",
+)
+
+
+class NonFiniteLossError(RuntimeError):
+    """The loss or gradient norm became NaN/inf; the run stops, the last good checkpoint stays."""
+
+
+@flax.struct.dataclass
+class TrainState:
+    step: jax.Array  # int32 scalar: number of optimiser updates applied
+    params: Any  # nnx.State of nnx.Param
+    opt_state: Any
+    rng: jax.Array  # raw uint32 PRNG key data [2] (raw, so orbax and JSON handle it)
+
+
+@flax.struct.dataclass
+class ModelDef:
+    """Static structure of the model (hashable pieces only), shared by steps and export."""
+
+    graphdef: Any = flax.struct.field(pytree_node=False)
+    abstract_rest: Any = flax.struct.field(pytree_node=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimiser
+
+
+def make_schedule(cfg: Mapping[str, Any]) -> optax.Schedule:
+    """Linear warmup from 0 to ``learning_rate`` over ``warmup_steps``, then linear decay to 0."""
+    peak = float(cfg["learning_rate"])
+    warmup = int(cfg["warmup_steps"])
+    total = max(int(cfg["num_train_steps"]), warmup + 1)
+    end = float(cfg.get("end_learning_rate", 0.0))
+    return optax.join_schedules(
+        [
+            optax.linear_schedule(0.0, peak, max(warmup, 1)),
+            optax.linear_schedule(peak, end, total - warmup),
+        ],
+        [warmup],
+    )
+
+
+def make_optimizer(cfg: Mapping[str, Any], params: Any) -> optax.GradientTransformation:
+    """clip_by_global_norm -> AdamW (no decay on biases and LayerNorm, via `models.decay_mask`)."""
+    return optax.chain(
+        optax.clip_by_global_norm(float(cfg["max_grad_norm"])),
+        optax.adamw(
+            make_schedule(cfg),
+            b1=float(cfg["adam_b1"]),
+            b2=float(cfg["adam_b2"]),
+            eps=float(cfg["adam_eps"]),
+            weight_decay=float(cfg["weight_decay"]),
+            mask=models.decay_mask(params),
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Model state <-> pure functions
+
+
+def abstract_model(model_config: models.ModelConfig) -> tuple[ModelDef, Any]:
+    """(static model structure, abstract params) without allocating anything."""
+    abstract = nnx.eval_shape(
+        lambda: models.PretrainingModel(model_config, rngs=nnx.Rngs(params=0, dropout=1))
+    )
+    graphdef, params, rest = nnx.split(abstract, nnx.Param, ...)
+    return ModelDef(graphdef, rest), params
+
+
+def _concrete_rest(abstract_rest: Any) -> Any:
+    def make(s: Any) -> Any:
+        if jax.dtypes.issubdtype(s.dtype, jax.dtypes.prng_key):
+            return jax.random.key(0)
+        return jnp.zeros(s.shape, s.dtype)
+
+    return jax.tree.map(make, abstract_rest)
+
+
+def merge_model(model_def: ModelDef, params: Any) -> models.PretrainingModel:
+    """Rebuilds the NNX module from parameters (inside or outside jit)."""
+    return nnx.merge(model_def.graphdef, params, _concrete_rest(model_def.abstract_rest))
+
+
+def create_train_state(
+    model_config: models.ModelConfig,
+    cfg: Mapping[str, Any],
+    mesh: jax.sharding.Mesh,
+) -> tuple[ModelDef, TrainState, Any, optax.GradientTransformation]:
+    """Initialises params and optimiser state directly in their shardings.
+
+    Returns ``(model_def, state, state_shardings, tx)``.
+    """
+    seed = int(cfg["seed"])
+    model_def, abstract_params = abstract_model(model_config)
+    tx = make_optimizer(cfg, abstract_params)
+
+    def init() -> TrainState:
+        model = models.PretrainingModel(model_config, rngs=nnx.Rngs(params=seed, dropout=seed + 1))
+        params = nnx.state(model, nnx.Param)
+        return TrainState(
+            step=jnp.zeros((), jnp.int32),
+            params=params,
+            opt_state=tx.init(params),
+            rng=jax.random.key_data(jax.random.key(seed + 2)),
+        )
+
+    abstract_state = jax.eval_shape(init)
+    shardings = sharding.state_shardings(abstract_state, mesh)
+    state = jax.jit(init, out_shardings=shardings)()
+    return model_def, state, shardings, tx
+
+
+def abstract_with_shardings(state_or_abstract: Any, shardings: Any) -> Any:
+    return jax.tree.map(
+        lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s),
+        state_or_abstract,
+        shardings,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Losses and steps
+
+
+def loss_sums(outputs: Mapping[str, Any], batch: Batch, objective: str) -> dict[str, jax.Array]:
+    """Summed (not averaged) losses and counts, so micro-batches and devices add up exactly."""
+    logits = outputs["mlm_logits"].astype(jnp.float32)
+    labels = batch["masked_ids"]
+    weights = batch["masked_weights"].astype(jnp.float32)
+    xent = optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+    correct = (jnp.argmax(logits, -1) == labels).astype(jnp.float32)
+    sums = {
+        "mlm_loss": jnp.sum(xent * weights),
+        "mlm_correct": jnp.sum(correct * weights),
+        "mlm_weight": jnp.sum(weights),
+        "nsp_loss": jnp.zeros((), jnp.float32),
+        "nsp_correct": jnp.zeros((), jnp.float32),
+        "nsp_count": jnp.zeros((), jnp.float32),
+    }
+    if objective == "bert" and outputs.get("nsp_logits") is not None:
+        nsp_logits = outputs["nsp_logits"].astype(jnp.float32)
+        nsp_labels = batch["nsp_labels"]
+        sums["nsp_loss"] = jnp.sum(
+            optax.softmax_cross_entropy_with_integer_labels(nsp_logits, nsp_labels)
+        )
+        sums["nsp_correct"] = jnp.sum(
+            (jnp.argmax(nsp_logits, -1) == nsp_labels).astype(jnp.float32)
+        )
+        sums["nsp_count"] = jnp.asarray(nsp_labels.shape[0], jnp.float32)
+    return sums
+
+
+def metrics_from_sums(sums: Mapping[str, Any]) -> dict[str, Any]:
+    """Averages from summed counts (works on jax or numpy scalars)."""
+    mlm_w = jnp.maximum(sums["mlm_weight"], 1.0)
+    nsp_n = jnp.maximum(sums["nsp_count"], 1.0)
+    mlm_loss = sums["mlm_loss"] / mlm_w
+    nsp_loss = sums["nsp_loss"] / nsp_n
+    return {
+        "loss": mlm_loss + nsp_loss,
+        "mlm_loss": mlm_loss,
+        "mlm_accuracy": sums["mlm_correct"] / mlm_w,
+        "nsp_loss": nsp_loss,
+        "nsp_accuracy": sums["nsp_correct"] / nsp_n,
+    }
+
+
+def _forward(model_def: ModelDef, params: Any, batch: Batch, key: jax.Array | None):
+    model = merge_model(model_def, params)
+    rngs = nnx.Rngs(dropout=key) if key is not None else None
+    return model(
+        batch["input_ids"],
+        batch["token_type_ids"],
+        batch["attention_mask"],
+        batch["masked_positions"],
+        deterministic=key is None,
+        rngs=rngs,
+    )
+
+
+def train_step(
+    state: TrainState,
+    batch: Batch,
+    *,
+    model_def: ModelDef,
+    tx: optax.GradientTransformation,
+    schedule: optax.Schedule,
+    objective: str,
+    grad_accum_steps: int = 1,
+    mesh: jax.sharding.Mesh | None = None,
+) -> tuple[TrainState, dict[str, jax.Array]]:
+    """One optimiser update on ``batch`` (summed over ``grad_accum_steps`` micro-batches)."""
+    batch_size = batch["input_ids"].shape[0]
+    total_weight = jnp.maximum(jnp.sum(batch["masked_weights"].astype(jnp.float32)), 1.0)
+    nsp_denominator = float(batch_size) if objective == "bert" else 1.0
+    step_key = jax.random.fold_in(jax.random.wrap_key_data(state.rng), state.step)
+
+    def micro_loss(params, micro, key):
+        sums = loss_sums(_forward(model_def, params, micro, key), micro, objective)
+        loss = sums["mlm_loss"] / total_weight + sums["nsp_loss"] / nsp_denominator
+        return loss, sums
+
+    grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
+    if grad_accum_steps == 1:
+        (_, sums), grads = grad_fn(state.params, batch, jax.random.fold_in(step_key, 0))
+    else:
+        a = grad_accum_steps
+        micro = jax.tree.map(
+            lambda x: x.reshape(batch_size // a, a, *x.shape[1:]).swapaxes(0, 1), batch
+        )
+        if mesh is not None:
+            micro = jax.lax.with_sharding_constraint(
+                micro, NamedSharding(mesh, P(None, sharding.BATCH_AXES))
+            )
+
+        def body(carry, xs):
+            g_acc, s_acc = carry
+            mb, i = xs
+            (_, s), g = grad_fn(state.params, mb, jax.random.fold_in(step_key, i))
+            return (jax.tree.map(jnp.add, g_acc, g), jax.tree.map(jnp.add, s_acc, s)), None
+
+        zeros_g = jax.tree.map(jnp.zeros_like, state.params)
+        zeros_s = jax.tree.map(lambda _: jnp.zeros((), jnp.float32), loss_sums_shape(objective))
+        (grads, sums), _ = jax.lax.scan(body, (zeros_g, zeros_s), (micro, jnp.arange(a)))
+
+    grad_norm = optax.global_norm(grads)
+    updates, new_opt_state = tx.update(grads, state.opt_state, state.params)
+    new_params = optax.apply_updates(state.params, updates)
+    metrics = metrics_from_sums(sums)
+    finite = jnp.isfinite(metrics["loss"]) & jnp.isfinite(grad_norm)
+
+    def keep_if_finite(new, old):
+        return jax.tree.map(lambda n, o: jnp.where(finite, n, o), new, old)
+
+    new_state = state.replace(
+        step=state.step + finite.astype(jnp.int32),
+        params=keep_if_finite(new_params, state.params),
+        opt_state=keep_if_finite(new_opt_state, state.opt_state),
+    )
+    metrics.update(
+        grad_norm=grad_norm,
+        learning_rate=schedule(state.step),
+        finite=finite.astype(jnp.int32),
+    )
+    return new_state, metrics
+
+
+def loss_sums_shape(objective: str) -> dict[str, None]:
+    return dict.fromkeys(
+        ("mlm_loss", "mlm_correct", "mlm_weight", "nsp_loss", "nsp_correct", "nsp_count")
+    )
+
+
+def eval_step(params: Any, batch: Batch, *, model_def: ModelDef, objective: str) -> dict:
+    """Summed losses and counts on ``batch`` without dropout (add over batches, then average)."""
+    return loss_sums(_forward(model_def, params, batch, None), batch, objective)
+
+
+def jit_steps(
+    model_def: ModelDef,
+    tx: optax.GradientTransformation,
+    cfg: Mapping[str, Any],
+    objective: str,
+    mesh: jax.sharding.Mesh,
+    state_shardings: Any,
+) -> tuple[Callable, Callable]:
+    """Jitted (train_step, eval_step) with explicit shardings; the train state is donated."""
+    batch_sh = sharding.batch_sharding(mesh)
+    batch_shardings = dict.fromkeys(BATCH_KEYS, batch_sh)
+    rep = sharding.replicated(mesh)
+    step = jax.jit(
+        partial(
+            train_step,
+            model_def=model_def,
+            tx=tx,
+            schedule=make_schedule(cfg),
+            objective=objective,
+            grad_accum_steps=int(cfg["grad_accum_steps"]),
+            mesh=mesh,
+        ),
+        in_shardings=(state_shardings, batch_shardings),
+        out_shardings=(state_shardings, rep),
+        donate_argnums=0,
+    )
+    evaluate = jax.jit(
+        partial(eval_step, model_def=model_def, objective=objective),
+        in_shardings=(state_shardings.params, batch_shardings),
+        out_shardings=rep,
+    )
+    return step, evaluate
+
+
+# ---------------------------------------------------------------------------------------------
+# Throughput and MFU
+
+# Dense bf16 peak FLOP/s per JAX device (a TPU v3/v2 device is one core: half a chip).
+PEAK_FLOPS = (
+    ("TPU v2", 22.5e12),
+    ("TPU v3", 61.5e12),
+    ("TPU v4", 275e12),
+    ("TPU v5 lite", 197e12),
+    ("TPU v5e", 197e12),
+    ("TPU v5p", 459e12),
+    ("TPU v5", 459e12),
+    ("TPU v6 lite", 918e12),
+    ("TPU v6e", 918e12),
+    ("H200", 989e12),
+    ("H100", 989e12),
+    ("A100", 312e12),
+    ("L4", 121e12),
+    ("A10G", 70e12),
+)
+
+
+def peak_flops_per_device(device: Any = None, override: float = 0.0) -> float | None:
+    """Peak FLOP/s of one device from a table by device kind; None when unknown (e.g. CPU)."""
+    if override:
+        return float(override)
+    device = device or jax.devices()[0]
+    kind = getattr(device, "device_kind", "")
+    for name, peak in PEAK_FLOPS:
+        if name.lower() in kind.lower():
+            return peak
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Metric writing
+
+
+class MetricLog:
+    """Metrics to TensorBoard (tensorboardX) and to ``metrics.jsonl`` (process 0 only).
+
+    ``metrics.jsonl`` is what tests and people read back; on resume at step k it
+    is cut to the lines of steps <= k, so the file always describes one
+    uninterrupted history.
+    """
+
+    def __init__(self, workdir: Path, resume_step: int, enabled: bool) -> None:
+        self.enabled = enabled
+        self.path = workdir / "metrics.jsonl"
+        self._tb = None
+        if not enabled:
+            return
+        if self.path.exists():
+            kept = [
+                line
+                for line in self.path.read_text().splitlines()
+                if line.strip() and json.loads(line)["step"] <= resume_step
+            ]
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_text("".join(line + "\n" for line in kept))
+            tmp.replace(self.path)
+        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        try:
+            from tensorboardX import SummaryWriter
+
+            self._tb = SummaryWriter(
+                str(workdir / "tensorboard"), purge_step=resume_step + 1 if resume_step else None
+            )
+        except ImportError:  # pragma: no cover - tensorboardX is a dependency
+            logging.warning("tensorboardX not installed: no TensorBoard events")
+
+    def write(self, step: int, scalars: Mapping[str, float]) -> None:
+        if not self.enabled:
+            return
+        clean = {k: float(v) for k, v in scalars.items() if v is not None}
+        self._file.write(json.dumps({"step": step, **clean}, sort_keys=True) + "\n")
+        self._file.flush()
+        if self._tb is not None:
+            for k, v in clean.items():
+                self._tb.add_scalar(k, v, step)
+
+    def close(self) -> None:
+        if self.enabled:
+            self._file.close()
+            if self._tb is not None:
+                self._tb.close()
+
+
+def read_metrics(workdir: str | Path) -> list[dict[str, float]]:
+    path = Path(workdir) / "metrics.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _to_host(tree: Any) -> dict[str, float]:
+    return {k: float(v) for k, v in jax.device_get(tree).items()}
+
+
+def evaluate(eval_fn: Callable, params: Any, loader: Any, steps: int, mesh) -> dict[str, float]:
+    """Averages the eval metrics over the first ``steps`` held-out batches (always the same)."""
+    total: dict[str, float] = {}
+    for i in range(steps):
+        sums = _to_host(eval_fn(params, sharding.global_batch(loader.batch(i), mesh)))
+        for k, v in sums.items():
+            total[k] = total.get(k, 0.0) + v
+    return {f"eval/{k}": float(v) for k, v in metrics_from_sums(total).items()}
+
+
+class Progress:
+    """tqdm on a terminal, a plain log line every ``log_every`` steps otherwise."""
+
+    def __init__(self, start: int, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=start, unit="step", dynamic_ncols=True)
+
+    def update(self, step: int, metrics: Mapping[str, float] | None) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            if metrics:
+                self.bar.set_postfix(loss=f"{metrics['loss']:.4f}", refresh=False)
+        elif metrics:
+            parts = " ".join(f"{k}={v:.5g}" for k, v in metrics.items())
+            logging.info("step %d %s", step, parts)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def describe_throughput(
+    step_time: float,
+    tokens_per_step: int,
+    model_config: models.ModelConfig,
+    seq_len: int,
+    max_predictions: int,
+    peak_override: float = 0.0,
+) -> dict[str, float | None]:
+    """tokens/s, and MFU = flops_per_token * tokens/s / (devices * peak) when the peak is known."""
+    tokens_per_s = tokens_per_step / step_time
+    peak = peak_flops_per_device(override=peak_override)
+    flops = models.flops_per_token(model_config, seq_len, max_predictions)
+    mfu = flops * tokens_per_s / (jax.device_count() * peak) if peak else None
+    return {"step_time_s": step_time, "tokens_per_s": tokens_per_s, "mfu": mfu}
+
+
+def nonfinite_message(step: int, metrics: Mapping[str, float], last_good: int | None) -> str:
+    where = f"step {last_good}" if last_good is not None else "none yet"
+    return (
+        f"non-finite loss at step {step} (loss={metrics.get('loss')}, "
+        f"grad_norm={metrics.get('grad_norm')}): stopping. The state was not updated by that "
+        f"step; the newest checkpoint ({where}) holds the last good parameters. Lower "
+        "--config.learning_rate, check the examples around this step, or resume from the "
+        "checkpoint with another seed."
+    )
+
+
+def is_finite_metrics(metrics: Mapping[str, float]) -> bool:
+    return bool(metrics.get("finite", 1)) and math.isfinite(metrics["loss"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+
+
+class SyntheticLoader:
+    """Random batches with the loader's shapes (tests, benchmarks): batch k from (seed, k) only.
+
+    The global batch is drawn whole and each host keeps its rows, so the data do
+    not depend on how many hosts or devices share the work.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int,
+        global_batch_size: int,
+        seq_len: int,
+        max_predictions: int,
+        vocab_size: int,
+        objective: str,
+        process_index: int = 0,
+        process_count: int = 1,
+    ) -> None:
+        from pretrain import input_pipeline
+
+        self._make = input_pipeline.synthetic_batch
+        self.seed, self.global_batch_size = seed, global_batch_size
+        self.seq_len, self.max_predictions = seq_len, max_predictions
+        self.vocab_size, self.objective = vocab_size, objective
+        self.rows = global_batch_size // process_count
+        self.start = process_index * self.rows
+
+    def batch(self, step: int) -> dict[str, np.ndarray]:
+        seed = int(np.random.SeedSequence([self.seed, step]).generate_state(1)[0])
+        full = self._make(
+            seed,
+            self.global_batch_size,
+            self.seq_len,
+            self.max_predictions,
+            self.vocab_size,
+            self.objective,
+        )
+        return {k: np.asarray(full[k][self.start : self.start + self.rows]) for k in BATCH_KEYS}
+
+
+def make_loader(cfg: Mapping[str, Any], data: Any, *, eval_split: bool = False) -> Any:
+    """The host's loader for the train (or held-out) examples described by ``data``."""
+    seed = int(cfg["seed"]) + (7919 if eval_split else 0)
+    if data.synthetic:
+        return SyntheticLoader(
+            seed=seed,
+            global_batch_size=int(cfg["global_batch_size"]),
+            seq_len=data.max_seq_length,
+            max_predictions=data.max_predictions_per_seq,
+            vocab_size=data.vocab_size,
+            objective=data.objective,
+            process_index=jax.process_index(),
+            process_count=jax.process_count(),
+        )
+    from pretrain import input_pipeline
+
+    return input_pipeline.make_loader(
+        data.eval_examples_dir if eval_split else data.examples_dir,
+        global_batch_size=int(cfg["global_batch_size"]),
+        seed=seed,
+        process_index=jax.process_index(),
+        process_count=jax.process_count(),
+        max_predictions_per_seq=data.max_predictions_per_seq,
+    )
+
+
+def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
+    """The preset named by ``cfg.model`` with the data's vocabulary and the config's overrides."""
+    if cfg["model"] not in models.PRESETS:
+        raise ValueError(f"unknown model {cfg['model']!r}; one of {sorted(models.PRESETS)}")
+    mc = models.PRESETS[cfg["model"]].replace(vocab_size=int(data.vocab_size))
+    overrides = {k: v for k, v in dict(cfg.get("model_overrides", {})).items() if v is not None}
+    if overrides:
+        mc = mc.replace(**overrides)
+    want = {"bert": "bert", "roberta": "roberta"}[data.objective]
+    if mc.arch != want:
+        raise ValueError(f"model {cfg['model']} is {mc.arch} but the examples are {data.objective}")
+    if data.max_seq_length > mc.max_seq_length:
+        raise ValueError(
+            f"examples have sequences of {data.max_seq_length} tokens but model {cfg['model']} "
+            f"supports at most {mc.max_seq_length} (max_position_embeddings "
+            f"{mc.max_position_embeddings}); rebuild the examples with a shorter --max-seq-length"
+        )
+    return mc
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+
+
+def _config_json(cfg: Any) -> dict[str, Any]:
+    if hasattr(cfg, "to_json"):
+        return json.loads(cfg.to_json())
+    return json.loads(json.dumps(dict(cfg), default=str))
+
+
+def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
+    """Trains until ``cfg.num_train_steps``, resuming from the workdir when it has a checkpoint.
+
+    Resume order: the newest complete checkpoint in ``<workdir>/checkpoints``, then
+    ``cfg.init_from`` (a workdir or checkpoint folder: its parameters, with a fresh
+    optimiser at step 0), then a new model. Returns a summary dict (final step,
+    last metrics, ``stopped``: "done" | "preempted").
+    """
+    from pretrain import bootstrap, checkpointing
+
+    workdir = Path(workdir).absolute()
+    workdir.mkdir(parents=True, exist_ok=True)
+    is_main = jax.process_index() == 0
+    mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
+    grad_accum = int(cfg["grad_accum_steps"])
+    sharding.check_batch_size(int(cfg["global_batch_size"]), mesh, grad_accum)
+
+    data = bootstrap.resolve_data(cfg, workdir)
+    model_config = build_model_config(cfg, data)
+    total_steps = int(cfg["num_train_steps"])
+    logging.info(
+        "model %s (%s params), %s examples L=%d P=%d, %d devices on %d hosts, mesh %s",
+        cfg["model"],
+        f"{models.count_params(model_config):,}",
+        data.objective,
+        data.max_seq_length,
+        data.max_predictions_per_seq,
+        jax.device_count(),
+        jax.process_count(),
+        dict(mesh.shape),
+    )
+
+    model_def, abstract_params = abstract_model(model_config)
+    tx = make_optimizer(cfg, abstract_params)
+    seed = int(cfg["seed"])
+
+    def init(params: Any = None) -> TrainState:
+        if params is None:
+            model = models.PretrainingModel(
+                model_config, rngs=nnx.Rngs(params=seed, dropout=seed + 1)
+            )
+            params = nnx.state(model, nnx.Param)
+        return TrainState(
+            step=jnp.zeros((), jnp.int32),
+            params=params,
+            opt_state=tx.init(params),
+            rng=jax.random.key_data(jax.random.key(seed + 2)),
+        )
+
+    abstract_state = jax.eval_shape(init)
+    shardings = sharding.state_shardings(abstract_state, mesh)
+    target = abstract_with_shardings(abstract_state, shardings)
+
+    ckpt = checkpointing.Checkpointer(
+        checkpointing.checkpoint_dir(workdir),
+        max_to_keep=int(cfg["keep_checkpoints"]),
+        async_save=bool(cfg["async_checkpointing"]),
+    )
+    latest = ckpt.latest_step()
+    if latest is not None:
+        state = ckpt.restore(latest, target)
+        logging.info("resumed from %s step %d", ckpt.directory, latest)
+    elif cfg.get("init_from"):
+        src = Path(cfg["init_from"])
+        src_dir = src / "checkpoints" if (src / "checkpoints").is_dir() else src
+        other = checkpointing.Checkpointer(src_dir, read_only=True, async_save=False)
+        src_step = other.latest_step()
+        if src_step is None:
+            raise FileNotFoundError(f"--config.init_from={src}: no complete checkpoint there")
+        params = other.restore_params(src_step, target.params)
+        other.close()
+        state = jax.jit(init, out_shardings=shardings)(params)
+        logging.info("initialised parameters from %s step %d", src_dir, src_step)
+    else:
+        state = jax.jit(init, out_shardings=shardings)()
+    start = int(jax.device_get(state.step))
+
+    p_train, p_eval = jit_steps(model_def, tx, cfg, data.objective, mesh, shardings)
+    train_loader = make_loader(cfg, data)
+    eval_loader = make_loader(cfg, data, eval_split=True) if data.has_eval else None
+    meta = {
+        "model_config": model_config.to_dict(),
+        "objective": data.objective,
+        "tokenizer_dir": data.tokenizer_dir,
+        "examples_dir": data.examples_dir,
+        "max_seq_length": data.max_seq_length,
+        "max_predictions_per_seq": data.max_predictions_per_seq,
+        "config": _config_json(cfg),
+    }
+    if is_main:
+        checkpointing.write_json(workdir / "config.json", meta)
+
+    log = MetricLog(workdir, start, enabled=is_main)
+    watcher = checkpointing.PreemptionWatcher(ckpt).install()
+    progress = Progress(start, total_steps, enabled=is_main and bool(cfg["progress_bar"]))
+    log_every = int(cfg["log_every_steps"])
+    ckpt_every = int(cfg["checkpoint_every_steps"])
+    eval_every = int(cfg["eval_every_steps"])
+    tokens = int(cfg["global_batch_size"]) * data.max_seq_length
+    peak = float(cfg.get("peak_flops_per_device", 0.0))
+
+    pending: tuple[int, Any] | None = None
+    last_saved = latest
+    last_metrics: dict[str, float] = {}
+    timer = {"t": time.perf_counter(), "steps": 0}
+    stopped = "done"
+
+    def handle(item: tuple[int, Any]) -> None:
+        """Blocks on one step's metrics; raises on non-finite; logs every ``log_every``."""
+        nonlocal last_metrics
+        done, metrics = item
+        host = _to_host(metrics)
+        if not is_finite_metrics(host):
+            raise NonFiniteLossError(nonfinite_message(done, host, last_saved))
+        timer["steps"] += 1
+        shown = None
+        if done % log_every == 0 or done == total_steps:
+            elapsed = time.perf_counter() - timer["t"]
+            perf = describe_throughput(
+                elapsed / max(timer["steps"], 1),
+                tokens,
+                model_config,
+                data.max_seq_length,
+                data.max_predictions_per_seq,
+                peak,
+            )
+            timer["t"], timer["steps"] = time.perf_counter(), 0
+            host.pop("finite", None)
+            if data.objective != "bert":
+                host.pop("nsp_loss", None)
+                host.pop("nsp_accuracy", None)
+            shown = {**host, **{f"perf/{k}": v for k, v in perf.items() if v is not None}}
+            log.write(done, shown)
+            last_metrics = host
+        progress.update(done, shown)
+
+    def save(done: int) -> None:
+        nonlocal last_saved
+        logging.info("checkpoint: saving step %d", done)
+        ckpt.save(done, state, {**meta, "step": done})
+        last_saved = done
+
+    try:
+        for step in range(start, total_steps):
+            batch = sharding.global_batch(train_loader.batch(step), mesh)
+            state, metrics = p_train(state, batch)
+            if pending is not None:
+                handle(pending)  # the previous step's metrics: the device is already busy
+            pending = (step + 1, metrics)
+            done = step + 1
+            want_eval = eval_loader is not None and (done % eval_every == 0 or done == total_steps)
+            want_save = done % ckpt_every == 0 or done == total_steps
+            preempted = watcher.should_stop(done)
+            if want_eval or want_save or preempted:
+                handle(pending)
+                pending = None
+            if want_eval:
+                scores = evaluate(p_eval, state.params, eval_loader, int(cfg["eval_steps"]), mesh)
+                log.write(done, scores)
+                logging.info(
+                    "eval at step %d: %s", done, " ".join(f"{k}={v:.5g}" for k, v in scores.items())
+                )
+            if want_save or preempted:
+                save(done)
+            if preempted:
+                stopped = "preempted"
+                logging.warning(
+                    "%s at step %d: checkpoint saved in %s; rerun the same command to resume",
+                    watcher.signal_name,
+                    done,
+                    ckpt.directory,
+                )
+                break
+        if pending is not None:
+            handle(pending)
+        ckpt.wait()
+    except NonFiniteLossError:
+        ckpt.wait()  # let saves of earlier (finite) states finish; save nothing new
+        raise
+    finally:
+        watcher.uninstall()
+        progress.close()
+        log.close()
+        ckpt.close()
+    final_step = int(jax.device_get(state.step))
+    return {"step": final_step, "metrics": last_metrics, "stopped": stopped}
