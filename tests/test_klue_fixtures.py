@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import gzip
 import inspect
+import json
 import shutil
 import tarfile
 from pathlib import Path
@@ -261,3 +262,20 @@ def test_skip_mode_on_good_files_quarantines_nothing():
         for split in splits:
             klue.load(task, split, FIXTURES, on_error="skip", quarantine=q)
     assert q.total == 0
+
+
+def test_cli_lists_and_checks_splits(capsys, tmp_path):
+    from corpus.klue.__main__ import main
+
+    assert main(["--klue-dir", str(FIXTURES), "--json", "--benchmark"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["splits"]["dp/train"]["words"] == 6
+    assert report["splits"]["mrc/train"]["unanswerable"] == 2
+    assert report["splits"]["wos/train"]["user_turns"] == 5
+    assert report["benchmark_texts"]["mrc/train/context"] == 2
+    bad = tmp_path / "klue-sts-v1.1"
+    bad.mkdir()
+    (bad / "klue-sts-v1.1_dev.json").write_text("[{]", encoding="utf-8")
+    assert main(["--klue-dir", str(tmp_path)]) == 1
+    assert "klue-sts-v1.1_dev.json:1: malformed JSON" in capsys.readouterr().err
+    assert main(["--klue-dir", str(tmp_path / "nowhere")]) == 1
