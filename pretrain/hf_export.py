@@ -82,25 +82,25 @@ def _np(x: Any) -> np.ndarray:
 
 
 def _linear(prefix: str, layer: Any) -> Iterator[tuple[str, np.ndarray]]:
-    yield f"{prefix}.weight", _np(np.asarray(layer.kernel.value, dtype=np.float32).T)
-    yield f"{prefix}.bias", _np(layer.bias.value)
+    yield f"{prefix}.weight", _np(np.asarray(layer.kernel[...], dtype=np.float32).T)
+    yield f"{prefix}.bias", _np(layer.bias[...])
 
 
 def _layer_norm(prefix: str, norm: Any) -> Iterator[tuple[str, np.ndarray]]:
-    yield f"{prefix}.weight", _np(norm.scale.value)
-    yield f"{prefix}.bias", _np(norm.bias.value)
+    yield f"{prefix}.weight", _np(norm.scale[...])
+    yield f"{prefix}.bias", _np(norm.bias[...])
 
 
 def _encoder_items(model: PretrainingModel, base: str) -> Iterator[tuple[str, np.ndarray]]:
     emb = model.encoder.embeddings
-    yield f"{base}.embeddings.word_embeddings.weight", _np(emb.word_embeddings.embedding.value)
+    yield f"{base}.embeddings.word_embeddings.weight", _np(emb.word_embeddings.embedding[...])
     yield (
         f"{base}.embeddings.position_embeddings.weight",
-        _np(emb.position_embeddings.embedding.value),
+        _np(emb.position_embeddings.embedding[...]),
     )
     yield (
         f"{base}.embeddings.token_type_embeddings.weight",
-        _np(emb.token_type_embeddings.embedding.value),
+        _np(emb.token_type_embeddings.embedding[...]),
     )
     yield from _layer_norm(f"{base}.embeddings.LayerNorm", emb.layer_norm)
     for i, layer in enumerate(model.encoder.layers):
@@ -120,8 +120,8 @@ def _encoder_items(model: PretrainingModel, base: str) -> Iterator[tuple[str, np
 def to_hf_state_dict(model: PretrainingModel) -> dict[str, np.ndarray]:
     """Float32 NumPy arrays under the PyTorch names of BertForPreTraining / RobertaForMaskedLM."""
     config = model.config
-    word = _np(model.encoder.embeddings.word_embeddings.embedding.value)
-    bias = _np(model.mlm_output_bias.value)
+    word = _np(model.encoder.embeddings.word_embeddings.embedding[...])
+    bias = _np(model.mlm_output_bias[...])
     if config.arch == "bert":
         state = dict(_encoder_items(model, "bert"))
         state.update(_linear("cls.predictions.transform.dense", model.mlm_dense))

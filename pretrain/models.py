@@ -194,7 +194,7 @@ def _embed(config: ModelConfig, n: int, rngs: nnx.Rngs, zero_row: int | None) ->
         rngs=rngs,
     )
     if zero_row is not None:  # as torch.nn.Embedding(padding_idx=...) initialises it
-        embed.embedding.value = embed.embedding.value.at[zero_row].set(0.0)
+        embed.embedding[...] = embed.embedding[...].at[zero_row].set(0.0)
     return embed
 
 
@@ -340,11 +340,11 @@ class PretrainingModel(nnx.Module):
     def mlm_logits(self, hidden: jax.Array) -> jax.Array:
         """MLM head on ``hidden [..., H]``: float32 logits ``[..., V]`` (tied decoder)."""
         x = self.mlm_layer_norm(gelu(self.mlm_dense(hidden)))
-        table = self.encoder.embeddings.word_embeddings.embedding.value
+        table = self.encoder.embeddings.word_embeddings.embedding[...]
         logits = jnp.einsum(
             "...h,vh->...v", x, table.astype(x.dtype), preferred_element_type=jnp.float32
         )
-        return logits + self.mlm_output_bias.value.astype(jnp.float32)
+        return logits + self.mlm_output_bias[...].astype(jnp.float32)
 
     def __call__(
         self,

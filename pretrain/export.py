@@ -1,0 +1,110 @@
+"""Export a pretraining workdir as a folder stock Hugging Face ``transformers`` loads.
+
+    python -m pretrain.export --workdir W --output H
+
+reads the newest complete checkpoint of ``W`` (``pretrain.checkpointing.load_for_export``, on
+CPU) and writes ``H/config.json``, ``H/model.safetensors`` (PyTorch names, no torch needed),
+the tokenizer files and a model card ``README.md`` (`pretrain.hf_export`). Then::
+
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+    model = AutoModelForMaskedLM.from_pretrained("H")   # BertForPreTraining / RobertaForMaskedLM
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from pretrain import hf_export
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pretrain.export",
+        description="Write a pretraining workdir's newest checkpoint as a Hugging Face folder "
+        "(config.json, model.safetensors, tokenizer files, README.md model card).",
+    )
+    parser.add_argument("--workdir", required=True, help="training workdir (pretrain.main)")
+    parser.add_argument("--output", required=True, help="folder to write (must be new or empty)")
+    parser.add_argument("--step", type=int, default=None, help="checkpoint step (default newest)")
+    parser.add_argument(
+        "--tokenizer-dir",
+        default=None,
+        help="tokenizer folder (default: the one recorded in the checkpoint)",
+    )
+    parser.add_argument("--name", default=None, help="model name for the model card")
+    parser.add_argument(
+        "--license", default=hf_export.DEFAULT_LICENSE, help="licence id for the model card"
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
+    return parser
+
+
+def _training_info(workdir: str, step: int | None) -> dict[str, Any]:
+    """Training facts for the model card, from the trainer when it offers them."""
+    from pretrain import checkpointing
+
+    info_fn = getattr(checkpointing, "export_info", None)
+    if info_fn is None:
+        return {}
+    try:
+        info = info_fn(workdir) if step is None else info_fn(workdir, step=step)
+    except (OSError, KeyError, ValueError) as err:  # the card is optional, the weights are not
+        logging.warning("no training info for the model card: %s", err)
+        return {}
+    return dict(info or {})
+
+
+def export(
+    workdir: str,
+    output: str,
+    *,
+    step: int | None = None,
+    tokenizer_dir: str | None = None,
+    name: str | None = None,
+    license_id: str = hf_export.DEFAULT_LICENSE,
+    overwrite: bool = False,
+) -> Path:
+    """Load the workdir's checkpoint and write the Hugging Face folder; returns its path."""
+    from pretrain import checkpointing
+
+    if step is None:
+        config, model, recorded_tokenizer = checkpointing.load_for_export(workdir)
+    else:
+        config, model, recorded_tokenizer = checkpointing.load_for_export(workdir, step=step)
+    tok = tokenizer_dir or recorded_tokenizer
+    if not tok:
+        raise ValueError(f"{workdir} records no tokenizer folder: pass --tokenizer-dir")
+    card = {
+        "name": name or f"{Path(workdir).resolve().name}-{config.arch}",
+        "license": license_id,
+        "training": _training_info(workdir, step),
+    }
+    return hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        out = export(
+            args.workdir,
+            args.output,
+            step=args.step,
+            tokenizer_dir=args.tokenizer_dir,
+            name=args.name,
+            license_id=args.license,
+            overwrite=args.overwrite,
+        )
+    except (FileNotFoundError, FileExistsError, ValueError) as err:
+        print(f"pretrain.export: error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
