@@ -331,7 +331,7 @@ def _accept_account(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "bank_account", 15,
-    r"(?<![0-9\-])(?:\d{2,6}(?:-\d{2,7}){1,4}|\d{10,14})(?![0-9]|-\d)",
+    r"(?<![0-9\-])(?:\d{2,6}(?:-\d{1,7}){1,4}|\d{10,14})(?![0-9]|-\d)",
     "0-9", _accept_account, "bank account number, next to 계좌/은행/bank names",
     context_gated=True,
 ))  # fmt: skip
@@ -339,11 +339,17 @@ register(Detector(
 # 13. card ----------------------------------------------------------------------------------
 
 
+_CARD_CONTEXT = _context(r"카드|[Cc]ard|CARD|결제|아멕스|AMEX|다이너스")
+
+
 def _accept_card(text: str, m: re.Match, floor: int):
     digits = digits_of(m.group())
     if digits[0] not in "34569" or not luhn_ok(digits):
         return None
-    return _span(m)
+    s, e = _span(m)
+    if len(m.group()) < 16 and not near(text, s, e, _CARD_CONTEXT):
+        return None  # a bare 14-15 digit run is more often an account or serial than a card
+    return s, e
 
 
 register(Detector(
@@ -356,7 +362,7 @@ register(Detector(
 # 14. vehicle plate -------------------------------------------------------------------------
 
 PLATE_LETTERS = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번|점|권|회|건|%))"
+_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번(?!호)|점|권|회|건|%))"
 
 
 def _accept_plate(text: str, m: re.Match, floor: int):
@@ -379,7 +385,7 @@ register(Detector(
 
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?(?:길|가)))?$"
-    r"|[가-힣0-9]*[가-힣](?:동|리|가)\d*(?:가)?$"
+    r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?$|[가-힣]+\d가$"
 )
 _UNIT_TOKEN = re.compile(
     r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
@@ -390,6 +396,12 @@ _ADDRESS_TAIL = re.compile(
     r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}호|,?\s?(?:지하\s?)?\d{1,3}층)*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:,\s?[가-힣0-9]+)?\))?"
 )
+#: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
+_COUNTER_AFTER = (
+    r"(?!\s?(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종"
+    r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|kg|km|cm|mm|m\b))"
+)
+_SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)$")
 _LOT_NAME = re.compile(r"[가-힣](?:동|리|가)\d*(?:가)?$")
 
 
@@ -401,10 +413,17 @@ def _accept_address(text: str, m: re.Match, floor: int):
     tokens = head.split(" ")
     if tokens and tokens[-1] == "":
         tokens.pop()  # "테헤란로 123": the space before the number
-    if not tokens or not _ROAD_TOKEN.search(tokens[-1]):
+    if (
+        not tokens
+        or not _ROAD_TOKEN.search(tokens[-1])
+        or tokens[-1].endswith("으로")
+        or tokens[-1] in places.NOT_LOTS
+    ):
         return None
     road = tokens[-1]
-    lot = bool(_LOT_NAME.search(road)) and not road.endswith(("로", "길"))
+    if len(tokens) >= 2 and _SUBROAD.match(road) and tokens[-2].endswith(("로", "길")):
+        tokens[-2:] = [tokens[-2] + " " + road]  # "중앙로 3번길 12"
+        road = tokens[-1]
     units: list[str] = []
     for tok in reversed(tokens[:-1]):
         if tok in places.KNOWN_UNITS or (_UNIT_TOKEN.search(tok) and tok not in places.NOT_UNITS):
@@ -412,9 +431,9 @@ def _accept_address(text: str, m: re.Match, floor: int):
         else:
             break
     known = [u for u in units if u in places.KNOWN_UNITS]
-    if not known and len(units) < 2:
-        return None
-    if lot and not (known or len(units) >= 2):
+    # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
+    strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
+    if not known and not strong and len(units) < 2:
         return None
     used = sum(len(u) + 1 for u in units) + len(road) + (len(head) - len(head.rstrip(" ")))
     start = s - used
@@ -432,14 +451,15 @@ def _accept_address(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "address", 16,
-    r"(?<![0-9])\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d))\d{0,4}(?:-\d{1,4})?(?![0-9]|\.\d)",
+    r"(?<![0-9])\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d))\d{0,4}(?:-\d{1,4})?"
+    r"(?![0-9]|[.,]\d|번?길|가)" + _COUNTER_AFTER,
     "0-9", _accept_address, "road-name or lot-number address (with postal code when present)",
 ))  # fmt: skip
 
 # 16. date of birth -------------------------------------------------------------------------
 
 _BIRTH_BEFORE = _context(r"생년월일|생일|출생|태어|탄생|D\.?O\.?B|[Bb]irth|생\s?:")
-_BIRTH_AFTER = re.compile(r"\s?(?:생|출생|에\s?태어|태생|출생)")
+_BIRTH_AFTER = re.compile(r"\s?(?:생(?![을애활산명전존])|출생|에\s?태어|태생)")
 
 
 def _date_fields(value: str) -> tuple[str, str, str] | None:

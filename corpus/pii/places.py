@@ -172,3 +172,10 @@ NOT_UNITS: frozenset[str] = frozenset(
     "의도 지도 시도 용도 정도 연구 친구 입구 출구 도구 요구 가구 해군 공군 육군 아군 "
     "적군 대군 반면 측면 방면 전면 표면 화면 이면 국면 장면 단면 지면 가면".split()
 )
+
+#: Words that end like a neighbourhood (동/리) but are ordinary words.
+NOT_LOTS: frozenset[str] = frozenset(
+    "활동 운동 이동 행동 작동 공동 노동 변동 충동 감동 가동 진동 파동 출동 발동 연동 소동 "
+    "거리 우리 자리 머리 처리 관리 수리 논리 요리 유리 정리 의리 소리 다리 무리 마리 "
+    "사리 원리 진리 권리 승리 추리 분리 교리 불리 도리 고리".split()
+)

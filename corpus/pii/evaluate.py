@@ -1,0 +1,104 @@
+"""Per-type precision and recall of the detectors on the labelled test set.
+
+    python -m corpus.pii.evaluate [--seed 20261129] [--per-type 60] [--data-dir DIR]
+
+Definitions (span level):
+
+* recall: share of gold values entirely covered by a detected span of the
+  same type (a value split across two spans, or detected only in part, is a
+  miss). ``covered`` also counts values covered by a span of another type:
+  replaced, so not leaked, but counted as a miss for recall.
+* precision: share of detected spans of a type that overlap a gold value of
+  that type, over the positive sentences and all negatives.
+* negatives changed: share of negative sentences (hard and corpus) in which
+  anything was detected.
+
+Prints a markdown table; no value of the test set is printed, only counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+
+from corpus.pii.detectors import TYPES
+from corpus.pii.scan import Scanner
+from corpus.pii.testset import HELD_OUT_SEED, Example, corpus_negatives, hard_negatives, positives
+
+
+def evaluate(examples: list[Example], scanner: Scanner | None = None) -> dict:
+    """Counts per type: gold, found, covered, predicted, correct; negatives changed."""
+    scanner = scanner or Scanner()
+    per = {t: collections.Counter() for t in TYPES}
+    neg = collections.Counter()
+    for ex in examples:
+        pred = scanner.find(ex.text)
+        for s, e, kind in ex.spans:
+            per[kind]["gold"] += 1
+            if any(p.type == kind and p.start <= s and e <= p.end for p in pred):
+                per[kind]["found"] += 1
+            covered = all(any(p.start <= i < p.end for p in pred) for i in range(s, e))
+            per[kind]["covered"] += covered
+        for p in pred:
+            per[p.type]["predicted"] += 1
+            if any(k == p.type and p.start < e and s < p.end for s, e, k in ex.spans):
+                per[p.type]["correct"] += 1
+        if ex.kind != "positive":
+            neg[ex.kind] += 1
+            if pred:
+                neg[ex.kind + "_changed"] += 1
+    return {"types": {t: dict(c) for t, c in per.items()}, "negatives": dict(neg)}
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a / b:.3f}" if b else "n/a"
+
+
+def markdown(result: dict) -> str:
+    lines = [
+        "| type | gold | recall | covered | predicted | precision |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for t, c in result["types"].items():
+        gold, pred = c.get("gold", 0), c.get("predicted", 0)
+        lines.append(
+            f"| {t} | {gold} | {_ratio(c.get('found', 0), gold)} | "
+            f"{_ratio(c.get('covered', 0), gold)} | {pred} | {_ratio(c.get('correct', 0), pred)} |"
+        )
+    neg = result["negatives"]
+    for kind in ("hard_negative", "corpus_negative"):
+        if neg.get(kind):
+            lines.append("")
+            lines.append(
+                f"{kind.replace('_', ' ')}s changed: {neg.get(kind + '_changed', 0)} of {neg[kind]}"
+                f" ({100 * neg.get(kind + '_changed', 0) / neg[kind]:.2f}%)"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from corpus.datadir import add_data_dir_argument, resolve_data_dir
+
+    p = argparse.ArgumentParser(
+        prog="python -m corpus.pii.evaluate", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("--seed", type=int, default=HELD_OUT_SEED, help="test-set generator seed")
+    p.add_argument("--per-type", type=int, default=60)
+    p.add_argument("--json", action="store_true", help="print the raw counts as JSON")
+    add_data_dir_argument(p)
+    args = p.parse_args(argv)
+    examples = positives(args.seed, args.per_type) + hard_negatives(args.seed)
+    try:
+        corpus_dir = resolve_data_dir(args.data_dir) / "corpus"
+        examples += corpus_negatives(corpus_dir, seed=args.seed)
+    except FileNotFoundError as e:
+        print(f"no corpus negatives: {e}", file=sys.stderr)
+    result = evaluate(examples)
+    print(json.dumps(result, indent=1, sort_keys=True) if args.json else markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
