@@ -275,7 +275,7 @@ register(Detector(
     "driver_license", 11,
     _NB + r"(?:\d{2}[- ]?\d{2}[- ]?\d{6}[- ]?\d{2}|\d{2}-\d{6}-\d{2})" + _NA,
     "0-9", _accept_dl, "driver's licence number (11-22-333333-44), next to 면허",
-    context_gated=True,
+    gate=("면허",), context_gated=True,
 ))  # fmt: skip
 
 # 10-11. business and corporate registration numbers ----------------------------------------
@@ -316,9 +316,10 @@ register(Detector(
 
 # 12. bank account --------------------------------------------------------------------------
 
-_BANK_CONTEXT = _context(
-    r"계좌|은행|뱅크|입금|송금|이체|예금주|통장|농협|신협|수협|우체국|새마을금고|[Aa]ccount"
+_BANK_WORDS = tuple(
+    "계좌 은행 뱅크 입금 송금 이체 예금주 통장 농협 신협 수협 우체국 새마을금고 ccount".split()
 )
+_BANK_CONTEXT = _context("|".join(_BANK_WORDS))
 
 
 def _accept_account(text: str, m: re.Match, floor: int):
