@@ -90,10 +90,14 @@ def test_missing_nested_field_and_wrong_type(tmp_path):
     edit(path, '"start_idx": 0,', "")
     with pytest.raises(InputError, match=r"missing field: 'subject_entity.start_idx'"):
         klue.load("re", "train", tmp_path)
-    edit(path, '"source": "wikipedia"', '"source": 7')
-    q = Quarantine()
-    kept = klue.load("re", "train", tmp_path, on_error="skip", quarantine=q)
-    assert len(kept) == 2 and q.counts == {"missing field": 1}
+    edit(path, '"source": "policy_briefing"', '"source": 7')
+    with Quarantine(tmp_path / "q.jsonl") as q:
+        kept = klue.load("re", "train", tmp_path, on_error="skip", quarantine=q)
+    assert [x.guid for x in kept] == ["klue-re-v1_train_00001"]
+    assert q.counts == {"missing field": 1, "wrong type": 1}
+    entries = [json.loads(x) for x in (tmp_path / "q.jsonl").read_text().splitlines()]
+    assert entries[1]["reason"] == "wrong type: field 'source' is int"
+    assert entries[1]["line"] == line_of(path, '"guid": "klue-re-v1_train_00002"') - 1
 
 
 def test_re_end_idx_off_by_one_is_caught(tmp_path):
