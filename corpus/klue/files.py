@@ -87,9 +87,12 @@ class SplitFile:
                 raise InputError(self.path, None, f"corrupt or truncated file: {e}") from e
         with _open_member(self.path, self.member) as fh:
             try:
-                return fh.read(MAX_MEMBER_BYTES)
+                data = fh.read(MAX_MEMBER_BYTES + 1)
             except (EOFError, OSError, zlib.error, tarfile.TarError) as e:
                 raise InputError(self.name, None, f"corrupt or truncated archive: {e}") from e
+        if len(data) > MAX_MEMBER_BYTES:
+            raise InputError(self.name, None, f"file too large: over {MAX_MEMBER_BYTES} bytes")
+        return data
 
     def text(self) -> str:
         """The content as text, with `textio.read_text`'s checks (UTF-8, NUL, BOM)."""
