@@ -1,0 +1,275 @@
+"""Export to a Hugging Face folder: names, layouts, files, and logit parity with transformers.
+
+The parity tests load the exported folder with stock transformers (PyTorch) and compare MLM
+(and NSP) logits with our model on a padded batch; they skip when torch/transformers are not
+installed (the optional extra).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+from flax import nnx
+from safetensors.numpy import load_file
+
+from pretrain import export as export_cli
+from pretrain import hf_export, models
+from pretrain.models import PRESETS
+
+VOCAB = 100
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+LENGTHS = (12, 7, 4)
+POSITIONS = np.array([[1, 3, 5, 11], [0, 2, 6, 0], [1, 2, 3, 0]], np.int32)
+
+
+def tiny(arch: str) -> models.ModelConfig:
+    name = "tiny" if arch == "bert" else "tiny-roberta"
+    return PRESETS[name].replace(vocab_size=VOCAB, dtype="float32")
+
+
+def random_model(arch: str, seed: int = 0) -> models.PretrainingModel:
+    """Tiny model with every parameter perturbed, so biases and LayerNorms are not trivial."""
+    model = models.build_model(tiny(arch), seed=seed)
+    params = nnx.state(model, nnx.Param)
+    leaves, treedef = jax.tree.flatten(params)
+    keys = jax.random.split(jax.random.key(seed + 100), len(leaves))
+    leaves = [x + 0.1 * jax.random.normal(k, x.shape) for x, k in zip(leaves, keys, strict=True)]
+    nnx.update(model, jax.tree.unflatten(treedef, leaves))
+    return model
+
+
+@pytest.fixture
+def tokenizer_dir(tmp_path: Path) -> Path:
+    tok = tmp_path / "tokenizer"
+    tok.mkdir()
+    vocab = SPECIALS + [f"tok{i}" for i in range(VOCAB - len(SPECIALS))]
+    (tok / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    (tok / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "BertTokenizer", "do_lower_case": False}), encoding="utf-8"
+    )
+    return tok
+
+
+def padded_batch(arch: str) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    ids = rng.integers(len(SPECIALS), VOCAB, (len(LENGTHS), max(LENGTHS))).astype(np.int32)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for b, n in enumerate(LENGTHS):
+        ids[b, 0], ids[b, n - 1] = 2, 3  # [CLS] ... [SEP]
+        ids[b, n:] = 0
+        mask[b, :n] = 1
+        if arch == "bert":
+            types[b, n // 2 : n] = 1
+    return dict(input_ids=ids, token_type_ids=types, attention_mask=mask)
+
+
+def expected_names(arch: str, num_layers: int) -> set[str]:
+    base = "bert" if arch == "bert" else "roberta"
+    names = {
+        f"{base}.embeddings.{t}.weight"
+        for t in ("word_embeddings", "position_embeddings", "token_type_embeddings")
+    }
+    names |= {f"{base}.embeddings.LayerNorm.{p}" for p in ("weight", "bias")}
+    for i in range(num_layers):
+        for sub in (
+            "attention.self.query",
+            "attention.self.key",
+            "attention.self.value",
+            "attention.output.dense",
+            "attention.output.LayerNorm",
+            "intermediate.dense",
+            "output.dense",
+            "output.LayerNorm",
+        ):
+            names |= {f"{base}.encoder.layer.{i}.{sub}.{p}" for p in ("weight", "bias")}
+    if arch == "bert":
+        for sub in (
+            "bert.pooler.dense",
+            "cls.predictions.transform.dense",
+            "cls.predictions.transform.LayerNorm",
+            "cls.predictions.decoder",
+            "cls.seq_relationship",
+        ):
+            names |= {f"{sub}.weight", f"{sub}.bias"}
+        names.add("cls.predictions.bias")
+    else:
+        for sub in ("lm_head.dense", "lm_head.layer_norm", "lm_head.decoder"):
+            names |= {f"{sub}.weight", f"{sub}.bias"}
+        names.add("lm_head.bias")
+    return names
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_state_dict_names_and_layouts(arch):
+    model = random_model(arch)
+    state = hf_export.to_hf_state_dict(model)
+    cfg = model.config
+    assert set(state) == expected_names(arch, cfg.num_layers)
+    assert all(v.dtype == np.float32 and v.flags["C_CONTIGUOUS"] for v in state.values())
+    base = "bert" if arch == "bert" else "roberta"
+    layer = model.encoder.layers[1]
+    # torch Linear weight = transpose of the Flax kernel; intermediate is [I, H] in torch.
+    np.testing.assert_array_equal(
+        state[f"{base}.encoder.layer.1.intermediate.dense.weight"],
+        np.asarray(layer.intermediate.kernel[...]).T,
+    )
+    assert state[f"{base}.encoder.layer.1.intermediate.dense.weight"].shape == (
+        cfg.intermediate_size,
+        cfg.hidden_size,
+    )
+    np.testing.assert_array_equal(
+        state[f"{base}.encoder.layer.1.output.LayerNorm.weight"],
+        np.asarray(layer.output_layer_norm.scale[...]),
+    )
+    word = state[f"{base}.embeddings.word_embeddings.weight"]
+    decoder = "cls.predictions.decoder" if arch == "bert" else "lm_head.decoder"
+    bias = "cls.predictions.bias" if arch == "bert" else "lm_head.bias"
+    np.testing.assert_array_equal(state[f"{decoder}.weight"], word)
+    np.testing.assert_array_equal(state[f"{decoder}.bias"], state[bias])
+    assert state[f"{base}.embeddings.position_embeddings.weight"].shape == (
+        cfg.max_position_embeddings,
+        cfg.hidden_size,
+    )
+    assert state[f"{base}.embeddings.token_type_embeddings.weight"].shape[0] == (
+        2 if arch == "bert" else 1
+    )
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_write_hf_folder_files(arch, tokenizer_dir, tmp_path):
+    model = random_model(arch)
+    out = hf_export.write_hf_folder(
+        model, tokenizer_dir, tmp_path / "hf", {"name": "test-model", "training": {"steps": 7}}
+    )
+    assert sorted(p.name for p in out.iterdir()) == [
+        "README.md",
+        "config.json",
+        "model.safetensors",
+        "tokenizer_config.json",
+        "vocab.txt",
+    ]
+    config = json.loads((out / "config.json").read_text())
+    assert config["model_type"] == arch
+    assert config["architectures"] == [
+        "BertForPreTraining" if arch == "bert" else "RobertaForMaskedLM"
+    ]
+    assert config["pad_token_id"] == 0 and config["vocab_size"] == VOCAB
+    assert config["max_position_embeddings"] == model.config.max_position_embeddings
+    if arch == "roberta":
+        assert (config["bos_token_id"], config["eos_token_id"]) == (2, 3)
+    tensors = load_file(str(out / "model.safetensors"))
+    reference = hf_export.to_hf_state_dict(model)
+    assert set(tensors) == set(reference)
+    for name, value in reference.items():
+        np.testing.assert_array_equal(tensors[name], value)
+    card = (out / "README.md").read_text()
+    assert "license: cc-by-sa-4.0" in card and "# test-model" in card
+    assert "| steps | 7 |" in card and "Intended use" in card
+    assert (out / "vocab.txt").read_bytes() == (tokenizer_dir / "vocab.txt").read_bytes()
+    # No half-written sibling folders are left behind.
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".hf")] == []
+
+
+def test_write_hf_folder_refuses_and_overwrites(tokenizer_dir, tmp_path):
+    model = random_model("bert")
+    out = tmp_path / "hf"
+    out.mkdir()
+    (out / "old.txt").write_text("x")
+    with pytest.raises(FileExistsError):
+        hf_export.write_hf_folder(model, tokenizer_dir, out)
+    hf_export.write_hf_folder(model, tokenizer_dir, out, overwrite=True)
+    assert not (out / "old.txt").exists() and (out / "model.safetensors").is_file()
+
+
+def test_tokenizer_mismatch_is_an_error(tmp_path):
+    model = random_model("bert")
+    tok = tmp_path / "tok"
+    tok.mkdir()
+    (tok / "vocab.txt").write_text("\n".join(["[UNK]", "[PAD]"]) + "\n")
+    with pytest.raises(ValueError, match=r"\[PAD\] id 1"):
+        hf_export.write_hf_folder(model, tok, tmp_path / "hf")
+    (tok / "vocab.txt").write_text("\n".join(f"t{i}" for i in range(VOCAB + 1)) + "\n")
+    with pytest.raises(ValueError, match="tokens but the model"):
+        hf_export.write_hf_folder(model, tok, tmp_path / "hf")
+    with pytest.raises(FileNotFoundError):
+        hf_export.write_hf_folder(model, tmp_path / "missing", tmp_path / "hf")
+
+
+def test_export_cli_uses_load_for_export(monkeypatch, tokenizer_dir, tmp_path):
+    """The CLI plumbing, with the checkpoint loader replaced by an in-memory model."""
+    from pretrain import checkpointing
+
+    model = random_model("roberta")
+    calls = []
+
+    def fake_load(workdir, step=None):
+        calls.append((workdir, step))
+        return model.config, model, str(tokenizer_dir)
+
+    monkeypatch.setattr(checkpointing, "load_for_export", fake_load)
+    monkeypatch.setattr(checkpointing, "export_info", lambda w: {"steps": 3}, raising=False)
+    out = tmp_path / "hf"
+    assert export_cli.main(["--workdir", str(tmp_path / "w"), "--output", str(out)]) == 0
+    assert calls == [(str(tmp_path / "w"), None)]
+    assert (out / "model.safetensors").is_file()
+    assert "| steps | 3 |" in (out / "README.md").read_text()
+    # Existing output: a clear error and exit code 2, not a traceback.
+    assert export_cli.main(["--workdir", "w", "--output", str(out)]) == 2
+
+
+def _hf_logits(arch: str, folder: Path, batch: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    torch = pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    transformers = pytest.importorskip(
+        "transformers", reason="transformers not installed (optional extra)"
+    )
+    cls = transformers.BertForPreTraining if arch == "bert" else transformers.RobertaForMaskedLM
+    model, info = cls.from_pretrained(str(folder), output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"], info
+    assert not info["mismatched_keys"], info
+    model.eval()
+    with torch.no_grad():
+        out = model(
+            input_ids=torch.tensor(batch["input_ids"], dtype=torch.long),
+            attention_mask=torch.tensor(batch["attention_mask"], dtype=torch.long),
+            token_type_ids=torch.tensor(batch["token_type_ids"], dtype=torch.long),
+        )
+    if arch == "bert":
+        return out.prediction_logits.float().numpy(), out.seq_relationship_logits.float().numpy()
+    return out.logits.float().numpy(), None
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_transformers_parity(arch, tokenizer_dir, tmp_path):
+    pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    pytest.importorskip("transformers", reason="transformers not installed (optional extra)")
+    model = random_model(arch, seed=1)
+    folder = hf_export.write_hf_folder(model, tokenizer_dir, tmp_path / "hf")
+    batch = padded_batch(arch)
+    ours = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"], POSITIONS)
+    hf_mlm, hf_nsp = _hf_logits(arch, folder, batch)
+    hf_at_masked = np.take_along_axis(hf_mlm, POSITIONS[..., None], axis=1)
+    assert np.abs(hf_at_masked - np.asarray(ours["mlm_logits"])).max() <= 1e-4
+    if arch == "bert":
+        assert np.abs(hf_nsp - np.asarray(ours["nsp_logits"])).max() <= 1e-4
+    # The comparison is not vacuous: logits vary across positions and vocabulary.
+    assert np.asarray(ours["mlm_logits"]).std() > 0.1
+
+
+def test_exported_tokenizer_loads(tokenizer_dir, tmp_path):
+    transformers = pytest.importorskip(
+        "transformers", reason="transformers not installed (optional extra)"
+    )
+    folder = hf_export.write_hf_folder(random_model("bert"), tokenizer_dir, tmp_path / "hf")
+    tok = transformers.AutoTokenizer.from_pretrained(str(folder))
+    assert tok.convert_tokens_to_ids(["[PAD]", "[CLS]", "[SEP]", "[MASK]", "tok0"]) == [
+        0,
+        2,
+        3,
+        4,
+        5,
+    ]
