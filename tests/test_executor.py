@@ -156,7 +156,9 @@ def test_ray_executor_gives_the_same_output(tmp_path):
     run_stage("toy", [str(src)], str(ref), upper_shard, cfg, workers=1)
     tests = os.path.dirname(os.path.abspath(__file__))
     env = {"PYTHONPATH": os.pathsep.join([tests, os.path.dirname(tests)])}
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
+    ray.init(
+        num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env}
+    )
     try:
         out = tmp_path / "out"
         run_stage("toy", [str(src)], str(out), upper_shard, cfg, executor="ray")
