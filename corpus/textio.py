@@ -161,27 +161,62 @@ def iter_lines(
     """
     name = os.fspath(path)
     with open_binary(name) as fh:
-        lineno = 0
-        for raw, too_long in _raw_lines(fh, name, max_line_bytes):
-            lineno += 1
-            if too_long:
-                err = InputError(name, lineno, f"line too long: over {max_line_bytes} bytes")
-                handle(err, on_error, quarantine, raw)
-                continue
-            if b"\x00" in raw:
-                handle(InputError(name, lineno, "NUL byte in line"), on_error, quarantine, raw)
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                err = InputError(name, lineno, f"invalid UTF-8: byte {e.start} of the line")
-                handle(err, on_error, quarantine, raw)
-                continue
-            if lineno == 1 and text.startswith("\ufeff"):
-                text = text[1:]
-            if not keep_ends and text.endswith("\r"):
-                text = text[:-1]
-            yield lineno, text
+        yield from iter_stream_lines(
+            fh,
+            name,
+            on_error=on_error,
+            quarantine=quarantine,
+            max_line_bytes=max_line_bytes,
+            keep_ends=keep_ends,
+        )
+
+
+def iter_stream_lines(
+    fh: BinaryIO,
+    name: str,
+    *,
+    on_error: OnError = "raise",
+    quarantine: Quarantine | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    keep_ends: bool = False,
+) -> Iterator[tuple[int, str]]:
+    """`iter_lines` over an already open binary stream (an archive member, say).
+
+    `name` is what errors call the stream, e.g. ``archive.tar.gz:member``.
+    """
+    lineno = 0
+    for raw, too_long in _raw_lines(fh, name, max_line_bytes):
+        lineno += 1
+        if too_long:
+            err = InputError(name, lineno, f"line too long: over {max_line_bytes} bytes")
+            handle(err, on_error, quarantine, raw)
+            continue
+        if b"\x00" in raw:
+            handle(InputError(name, lineno, "NUL byte in line"), on_error, quarantine, raw)
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            err = InputError(name, lineno, f"invalid UTF-8: byte {e.start} of the line")
+            handle(err, on_error, quarantine, raw)
+            continue
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        if not keep_ends and text.endswith("\r"):
+            text = text[:-1]
+        yield lineno, text
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Decodes a whole file's bytes as UTF-8, naming the line of a NUL or bad byte."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(name, data.count(b"\n", 0, nul) + 1, "NUL byte in file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(name, data.count(b"\n", 0, e.start) + 1, "invalid UTF-8") from e
+    return text.removeprefix("\ufeff")
 
 
 def read_text(path: str | os.PathLike, *, max_bytes: int = 1 << 31) -> str:
@@ -198,14 +233,7 @@ def read_text(path: str | os.PathLike, *, max_bytes: int = 1 << 31) -> str:
         raise InputError(name, None, f"corrupt or truncated compressed file: {e}") from e
     if len(data) > max_bytes:
         raise InputError(name, None, f"file too large: over {max_bytes} bytes")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise InputError(name, data.count(b"\n", 0, nul) + 1, "NUL byte in file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(name, data.count(b"\n", 0, e.start) + 1, "invalid UTF-8") from e
-    return text.removeprefix("\ufeff")
+    return decode_text(data, name)
 
 
 def load_json(path: str | os.PathLike) -> object:

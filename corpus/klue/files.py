@@ -98,7 +98,7 @@ class SplitFile:
         """The content as text, with `textio.read_text`'s checks (UTF-8, NUL, BOM)."""
         if self.member is None:
             return textio.read_text(self.path)
-        return _decode(self.read_bytes(), self.name)
+        return textio.decode_text(self.read_bytes(), self.name)
 
     def json(self) -> Any:
         """Parses the whole file as JSON; a syntax error names the file, line and column."""
@@ -126,41 +126,10 @@ class SplitFile:
             yield from _checked_lines(fh, self.name, on_error, quarantine)
 
 
-def _decode(data: bytes, name: str) -> str:
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise InputError(name, data.count(b"\n", 0, nul) + 1, "NUL byte in file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(name, data.count(b"\n", 0, e.start) + 1, "invalid UTF-8") from e
-    return text.removeprefix("\ufeff")
-
-
 def _checked_lines(fh, name: str, on_error: OnError, quarantine: Quarantine | None):
     """`textio.iter_lines` for an already open binary stream (a tar member)."""
-    lineno = 0
-    limit = textio.DEFAULT_MAX_LINE_BYTES
     try:
-        raw_lines = textio._raw_lines(fh, name, limit)
-        for raw, too_long in raw_lines:
-            lineno += 1
-            if too_long:
-                err = InputError(name, lineno, f"line too long: over {limit} bytes")
-                handle(err, on_error, quarantine, raw)
-                continue
-            if b"\x00" in raw:
-                handle(InputError(name, lineno, "NUL byte in line"), on_error, quarantine, raw)
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                err = InputError(name, lineno, f"invalid UTF-8: byte {e.start} of the line")
-                handle(err, on_error, quarantine, raw)
-                continue
-            if lineno == 1:
-                text = text.removeprefix("\ufeff")
-            yield lineno, text.removesuffix("\r")
+        yield from textio.iter_stream_lines(fh, name, on_error=on_error, quarantine=quarantine)
     except tarfile.TarError as e:
         raise InputError(name, None, f"corrupt or truncated archive: {e}") from e
 
