@@ -20,6 +20,8 @@ from typing import Any
 
 from pretrain import hf_export
 
+VERIFY_TOLERANCE = 1e-4  # max abs logit difference in float32
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -40,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--license", default=hf_export.DEFAULT_LICENSE, help="licence id for the model card"
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="load the folder with transformers (needs torch) and compare logits with ours "
+        f"on a padded batch; fail above {VERIFY_TOLERANCE}",
+    )
     return parser
 
 
@@ -67,8 +75,13 @@ def export(
     name: str | None = None,
     license_id: str = hf_export.DEFAULT_LICENSE,
     overwrite: bool = False,
+    verify: bool = False,
 ) -> Path:
-    """Load the workdir's checkpoint and write the Hugging Face folder; returns its path."""
+    """Load the workdir's checkpoint and write the Hugging Face folder; returns its path.
+
+    With ``verify``, reload the folder with transformers and raise ``ValueError`` when its
+    logits differ from ours by more than `VERIFY_TOLERANCE`.
+    """
     from pretrain import checkpointing
 
     if step is None:
@@ -83,7 +96,14 @@ def export(
         "license": license_id,
         "training": _training_info(workdir, step),
     }
-    return hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
+    out = hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
+    if verify:
+        diffs = hf_export.compare_with_transformers(model, out)
+        for key, value in diffs.items():
+            print(f"{key}: {value:.3g}")
+        if max(diffs.values()) > VERIFY_TOLERANCE:
+            raise ValueError(f"exported logits differ from ours: {diffs}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             name=args.name,
             license_id=args.license,
             overwrite=args.overwrite,
+            verify=args.verify,
         )
-    except (FileNotFoundError, FileExistsError, ValueError) as err:
+    except (FileNotFoundError, FileExistsError, ValueError, ImportError) as err:
         print(f"pretrain.export: error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {out}")

@@ -66,7 +66,7 @@ def hf_config(config: ModelConfig, special_ids: dict[str, int] | None = None) ->
         "pad_token_id": config.pad_token_id,
         "position_embedding_type": "absolute",
         "tie_word_embeddings": True,
-        "torch_dtype": "float32",
+        "dtype": "float32",
     }
     ids = special_ids or {}
     if not bert:
@@ -322,3 +322,85 @@ def write_hf_folder(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+def float32_copy(model: PretrainingModel) -> PretrainingModel:
+    """The same parameters in a model that computes in float32 (for exact comparisons)."""
+    from flax import nnx
+
+    if model.config.dtype == "float32":
+        return model
+    copy = PretrainingModel(model.config.replace(dtype="float32"), rngs=nnx.Rngs(0))
+    nnx.update(copy, nnx.state(model, nnx.Param))
+    return copy
+
+
+def reference_batch(config: ModelConfig, seed: int = 0, seq_len: int = 32) -> dict[str, np.ndarray]:
+    """A small padded batch (three rows of different lengths) for parity checks.
+
+    Token ids avoid ``pad_token_id``; BERT rows get two segments; ``masked_positions`` point at
+    real tokens only.
+    """
+    rng = np.random.default_rng(seed)
+    length = min(seq_len, config.max_seq_length)
+    lengths = (length, max(2, 2 * length // 3), max(2, length // 3))
+    ids = rng.integers(0, config.vocab_size - 1, (3, length)).astype(np.int32)
+    ids[ids >= config.pad_token_id] += 1  # skip the pad id
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    n_pred = max(1, min(lengths) // 2)
+    positions = np.zeros((3, n_pred), np.int32)
+    for b, n in enumerate(lengths):
+        ids[b, n:] = config.pad_token_id
+        mask[b, :n] = 1
+        if config.arch == "bert" and config.type_vocab_size > 1:
+            types[b, n // 2 : n] = 1
+        positions[b] = np.sort(rng.choice(n, n_pred, replace=False))
+    return dict(
+        input_ids=ids, token_type_ids=types, attention_mask=mask, masked_positions=positions
+    )
+
+
+def compare_with_transformers(
+    model: PretrainingModel, folder: str | os.PathLike, batch: dict[str, np.ndarray] | None = None
+) -> dict[str, float]:
+    """Load ``folder`` with stock transformers (PyTorch, float32, eval) and compare logits.
+
+    Returns ``{"mlm_max_abs_diff": ..., "nsp_max_abs_diff": ... (BERT)}`` between our model
+    (run in float32) and transformers on ``batch`` (default `reference_batch`), MLM logits taken
+    at ``masked_positions``. Needs torch and transformers (ImportError otherwise).
+    """
+    try:
+        import torch
+        import transformers
+    except ImportError as err:
+        raise ImportError("comparing with transformers needs torch and transformers") from err
+    ours_model = float32_copy(model)
+    config = ours_model.config
+    batch = batch or reference_batch(config)
+    cls = (
+        transformers.BertForPreTraining
+        if config.arch == "bert"
+        else transformers.RobertaForMaskedLM
+    )
+    theirs_model = cls.from_pretrained(str(folder), dtype=torch.float32)
+    theirs_model.eval()
+    with torch.no_grad():
+        theirs = theirs_model(
+            input_ids=torch.as_tensor(batch["input_ids"], dtype=torch.long),
+            attention_mask=torch.as_tensor(batch["attention_mask"], dtype=torch.long),
+            token_type_ids=torch.as_tensor(batch["token_type_ids"], dtype=torch.long),
+        )
+    ours = ours_model(
+        batch["input_ids"],
+        batch["token_type_ids"],
+        batch["attention_mask"],
+        batch["masked_positions"],
+    )
+    mlm = (theirs.prediction_logits if config.arch == "bert" else theirs.logits).numpy()
+    mlm = np.take_along_axis(mlm, batch["masked_positions"][..., None].astype(np.int64), axis=1)
+    result = {"mlm_max_abs_diff": float(np.abs(mlm - np.asarray(ours["mlm_logits"])).max())}
+    if config.arch == "bert":
+        nsp = theirs.seq_relationship_logits.numpy()
+        result["nsp_max_abs_diff"] = float(np.abs(nsp - np.asarray(ours["nsp_logits"])).max())
+    return result

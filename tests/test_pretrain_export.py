@@ -273,3 +273,56 @@ def test_exported_tokenizer_loads(tokenizer_dir, tmp_path):
         4,
         5,
     ]
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_compare_with_transformers_detects_a_wrong_tensor(arch, tokenizer_dir, tmp_path):
+    pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    pytest.importorskip("transformers", reason="transformers not installed (optional extra)")
+    from safetensors.numpy import save_file
+
+    # A bfloat16-compute model is compared through its float32 copy.
+    model = random_model(arch, seed=2)
+    bf16 = models.PretrainingModel(model.config.replace(dtype="bfloat16"), rngs=nnx.Rngs(0))
+    nnx.update(bf16, nnx.state(model, nnx.Param))
+    folder = hf_export.write_hf_folder(bf16, tokenizer_dir, tmp_path / "hf")
+    good = hf_export.compare_with_transformers(bf16, folder)
+    assert set(good) == (
+        {"mlm_max_abs_diff", "nsp_max_abs_diff"} if arch == "bert" else {"mlm_max_abs_diff"}
+    )
+    assert max(good.values()) <= 1e-4
+    # Swap query and key weights of one layer: the check must notice.
+    tensors = load_file(str(folder / "model.safetensors"))
+    base = "bert" if arch == "bert" else "roberta"
+    q, k = (f"{base}.encoder.layer.0.attention.self.{n}.weight" for n in ("query", "key"))
+    tensors[q], tensors[k] = tensors[k], tensors[q]
+    save_file(tensors, str(folder / "model.safetensors"), {"format": "pt"})
+    bad = hf_export.compare_with_transformers(bf16, folder)
+    assert bad["mlm_max_abs_diff"] > 1e-3
+
+
+def test_export_cli_verify(monkeypatch, tokenizer_dir, tmp_path, capsys):
+    pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    pytest.importorskip("transformers", reason="transformers not installed (optional extra)")
+    from pretrain import checkpointing
+
+    model = random_model("bert", seed=3)
+    monkeypatch.setattr(
+        checkpointing, "load_for_export", lambda w, step=None: (model.config, model, tokenizer_dir)
+    )
+    out = tmp_path / "hf"
+    assert export_cli.main(["--workdir", "w", "--output", str(out), "--verify"]) == 0
+    printed = capsys.readouterr().out
+    assert "mlm_max_abs_diff" in printed and "nsp_max_abs_diff" in printed
+
+
+def test_reference_batch_is_padded_and_avoids_pad():
+    for arch in ("bert", "roberta"):
+        cfg = tiny(arch)
+        batch = hf_export.reference_batch(cfg)
+        real = batch["attention_mask"].astype(bool)
+        assert (batch["input_ids"][real] != cfg.pad_token_id).all()
+        assert (batch["input_ids"][~real] == cfg.pad_token_id).all()
+        assert (~real).any(), "the batch must contain padding"
+        rows = np.arange(3)[:, None]
+        assert real[rows, batch["masked_positions"]].all()
