@@ -15,7 +15,13 @@ import argparse
 import dataclasses
 import sys
 
-from pretrain.models import PRESETS, count_params, default_max_predictions, flops_per_token
+from pretrain.models import (
+    PAPER_PARAMS,
+    PRESETS,
+    count_params,
+    default_max_predictions,
+    flops_per_token,
+)
 
 # Dense bfloat16 peak FLOP/s per device used for MFU and the day estimates.
 # TPU v3-8: 4 chips x 123 TFLOP/s (8 cores); H200 SXM: 989 TFLOP/s dense (no sparsity).
@@ -62,6 +68,52 @@ def estimate(run: PaperRun, mfu: float = DEFAULT_MFU) -> dict[str, float]:
         row[f"days_{device}"] = total / (peak * mfu) / SECONDS_PER_DAY
         row[f"tokens_per_s_{device}"] = peak * mfu / per_token
     return row
+
+
+def _render(header: list[str], rows: list[list[str]], fmt: str) -> list[str]:
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return lines + ["| " + " | ".join(r) + " |" for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    return [
+        "  ".join(str(x).rjust(w) for x, w in zip(r, widths, strict=True)) for r in [header, *rows]
+    ]
+
+
+def preset_table(fmt: str = "markdown") -> str:
+    """Every preset: shape, parameter count, and the paper's count where it gives one."""
+    header = [
+        "preset",
+        "arch",
+        "layers",
+        "hidden",
+        "heads",
+        "FFN",
+        "positions",
+        "params",
+        "paper",
+        "diff",
+    ]
+    rows = []
+    for name, c in PRESETS.items():
+        n = count_params(c)
+        paper = PAPER_PARAMS.get(name)
+        rows.append(
+            [
+                name,
+                c.arch,
+                str(c.num_layers),
+                str(c.hidden_size),
+                str(c.num_heads),
+                str(c.intermediate_size),
+                str(c.max_position_embeddings),
+                f"{n:,}",
+                f"{paper / 1e6:.0f}M" if paper else "-",
+                f"{(n - paper) / paper:+.2%}" if paper else "-",
+            ]
+        )
+    note = "tiny presets: vocabulary 1000 here; training sets it from the tokenizer."
+    return "\n".join(_render(header, rows, fmt)) + "\n\n" + note
 
 
 def table(mfu: float = DEFAULT_MFU, fmt: str = "markdown") -> str:
@@ -115,9 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--mfu", type=float, default=DEFAULT_MFU, help="assumed MFU (0-1]")
     parser.add_argument("--format", choices=("markdown", "text"), default="markdown")
+    parser.add_argument(
+        "--presets", action="store_true", help="also print every preset's shape and size"
+    )
     args = parser.parse_args(argv)
     if not 0 < args.mfu <= 1:
         parser.error("--mfu must be in (0, 1]")
+    if args.presets:
+        print(preset_table(args.format) + "\n")
     print(table(args.mfu, args.format))
     return 0
 

@@ -261,3 +261,17 @@ def test_config_validation_and_round_trip():
     with pytest.raises(ValueError, match="dtype"):
         ModelConfig(dtype="float16")
     assert math.isclose(cfg.head_dim, 64)
+
+
+def test_flops_table_arithmetic(capsys):
+    from pretrain import flops
+
+    run = flops.PaperRun("roberta-base", 2048, 1000, 512)
+    e = flops.estimate(run, mfu=0.5)
+    assert e["tokens"] == 2048 * 1000 * 512
+    assert e["total_flops"] == pytest.approx(e["flops_per_token"] * e["tokens"])
+    assert e["days_h200"] == pytest.approx(e["total_flops"] / (989e12 * 0.5) / 86400)
+    assert e["days_tpu-v3-8"] == pytest.approx(e["days_h200"] * 989 / 492)
+    assert flops.main(["--presets", "--format", "text"]) == 0
+    printed = capsys.readouterr().out
+    assert "roberta-large" in printed and "336,689,408" in printed
