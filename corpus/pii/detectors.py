@@ -169,7 +169,7 @@ _SERVICE_PREFIXES = frozenset(
     "1899".split()
 )
 _PHONE_CONTEXT = _context(
-    r"전화|문의|연락|상담|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
+    r"전화|문의|연락|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
 )
 
 
@@ -399,7 +399,7 @@ _ADDRESS_TAIL = re.compile(
 )
 #: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
 _COUNTER_AFTER = (
-    r"(?!\s?(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종"
+    r"(?!(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종"
     r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|kg|km|cm|mm|m\b))"
 )
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)$")

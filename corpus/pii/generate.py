@@ -22,7 +22,7 @@ import string
 from collections.abc import Callable, Iterable
 
 from corpus.pii import places
-from corpus.pii.detectors import DL_REGIONS, PLATE_LETTERS, REGISTRY, birth_date_valid
+from corpus.pii.detectors import DL_REGIONS, PLATE_LETTERS, REGISTRY
 from corpus.pii.scan import Scanner, Span
 from corpus.pii.validators import (
     SEX_DIGIT_CENTURY,
@@ -135,8 +135,9 @@ _PHONE_HEAD = re.compile(
 
 
 def gen_phone(value: str, rng: random.Random) -> str:
-    if value[0] == "1":  # service number: keep the 4-digit prefix
-        return value[:4] + _scramble(value[4:], rng)
+    if value[0] == "1":  # service number: keep the prefix; never a year-like second half
+        rest = _scramble(value[4:], rng)
+        return value[:4] + re.sub(r"\d", lambda _: rng.choice("3456789"), rest, count=1)
     m = _PHONE_HEAD.match(value)
     head = m.group()
     rest = _scramble(value[len(head) :], rng)
@@ -303,29 +304,29 @@ GENERATORS: dict[str, Callable[[str, random.Random], str]] = {
 assert set(GENERATORS) == set(REGISTRY), "every detector needs a generator"
 
 
-def _own_claim(kind: str, candidate: str) -> bool:
-    """True when `candidate`, alone, is claimed by no detector more specific than `kind`.
+#: A canonical context per type: a candidate is checked the way it would be found in text.
+_PROBE_CONTEXT = {
+    "rrn": "주민번호 ", "frn": "외국인등록번호 ", "passport": "여권번호 ",
+    "driver_license": "운전면허 ", "brn": "사업자등록번호 ", "crn": "법인등록번호 ",
+    "bank_account": "계좌번호 ", "card": "카드 ", "birth_date": "생년월일 ",
+    "address": "주소 ", "phone": "전화 ",
+}  # fmt: skip
+_PROBE_SCANNER = Scanner()
 
-    Also checks that the type's own validator accepts it where the type needs no context.
+
+def _own_claim(kind: str, candidate: str) -> bool:
+    """True when the scanner reads `candidate`, in a canonical context, as exactly one `kind`.
+
+    This keeps pseudonyms valid for their own validator (check digits, dates)
+    and out of reach of a more specific detector, so a second pass over the
+    output finds the same spans. It does not depend on the real context, so
+    the pseudonym of a value is the same wherever the value occurs.
     """
-    det = REGISTRY[kind]
-    if kind == "address":
-        spans = Scanner(["address"]).find(candidate)
-        return len(spans) == 1 and (spans[0].start, spans[0].end) == (0, len(candidate))
-    m = det.regex.fullmatch(candidate)
-    if m is None:
-        return False
-    if kind == "birth_date" and not birth_date_valid(candidate):
-        return False
-    if not det.context_gated and det.accept(candidate, m, 0) != (0, len(candidate)):
-        return False
-    for other in REGISTRY.values():
-        if other.priority >= det.priority or other.context_gated:
-            continue
-        om = other.regex.match(candidate)
-        if om and other.accept(candidate, om, 0):
-            return False
-    return True
+    head = _PROBE_CONTEXT.get(kind, "값 ")
+    spans = _PROBE_SCANNER.find(head + candidate + " 입니다")
+    return [(sp.start, sp.end, sp.type) for sp in spans] == [
+        (len(head), len(head) + len(candidate), kind)
+    ]
 
 
 class Pseudonymizer:

@@ -371,25 +371,32 @@ T = {
 _COMPANIES = ["(주)미래테크", "한빛상사", "주식회사 가람", "누리소프트", "(주)세종물산", "대한식품"]
 
 
+def example(kind: str, r: random.Random, template: int | None = None) -> Example:
+    """One labelled sentence of `kind`: a random value in template number `template` (or random)."""
+    templates = T[kind]
+    tpl = templates[template % len(templates)] if template is not None else r.choice(templates)
+    bank = ""
+    if kind == "bank_account":
+        bank, value = v_bank_account(r)
+    else:
+        value = globals()[f"v_{kind}"](r)
+    # bare digit runs are only personal data next to their name (as people write them)
+    if kind in ("rrn", "frn") and len(value) == 13 and "번호" not in tpl:
+        tpl = "주민번호 {v}" if kind == "rrn" else "외국인등록번호 {v}"
+    if kind == "brn" and len(value) == 10 and "사업자" not in tpl:
+        tpl = "사업자등록번호 {v}"
+    if kind == "crn" and len(value) == 13 and "법인" not in tpl:
+        tpl = "법인등록번호 {v}"
+    return _fill(tpl, value, kind, n=_name(r), b=bank, c=r.choice(_COMPANIES))
+
+
 def positives(seed: int, per_type: int = 60) -> list[Example]:
-    """`per_type` labelled sentences for each of the 16 types."""
+    """`per_type` labelled sentences for each of the 16 types (every template used first)."""
     r = random.Random(seed)
     out: list[Example] = []
     for kind, templates in T.items():
         for i in range(per_type):
-            tpl = templates[i % len(templates)] if i < len(templates) else r.choice(templates)
-            bank = ""
-            if kind == "bank_account":
-                bank, value = v_bank_account(r)
-            else:
-                value = globals()[f"v_{kind}"](r)
-            if kind in ("rrn", "frn") and len(value) == 13 and "번호" not in tpl:
-                tpl = "주민번호 {v}" if kind == "rrn" else "외국인등록번호 {v}"
-            if kind == "brn" and len(value) == 10 and "사업자" not in tpl:
-                tpl = "사업자등록번호 {v}"
-            if kind == "crn" and len(value) == 13 and "법인" not in tpl:
-                tpl = "법인등록번호 {v}"
-            out.append(_fill(tpl, value, kind, n=_name(r), b=bank, c=r.choice(_COMPANIES)))
+            out.append(example(kind, r, i if i < len(templates) else None))
     return out
 
 
