@@ -25,7 +25,8 @@ segment left are dropped and counted.
 Objectives:
 - ``bert``: `pretrain.packing.create_nsp_instances` over the shard's
   documents, repeated ``--dupe-factor`` times with different randomness, each
-  instance masked once with `pretrain.masking.whole_word_mask` (static masking).
+  instance masked once with `pretrain.masking.whole_word_mask_batch` (static
+  masking; instance ``k`` of input ``i`` has key ``example_key(tag, seed, i, k)``).
   NotNext segments come from another document of the same shard, so a bert
   shard needs at least 2 documents.
 - ``roberta``: `pretrain.packing.pack_full_sentences`; nothing is masked here
@@ -60,11 +61,16 @@ from typing import Any
 import numpy as np
 
 from pretrain import example_store
-from pretrain.masking import MaskingSpec, default_max_predictions, example_rng, whole_word_mask
+from pretrain.masking import (
+    MaskingSpec,
+    default_max_predictions,
+    example_key,
+    whole_word_mask_batch,
+)
 from pretrain.packing import PackStats, create_nsp_instances, pack_full_sentences
 
 STAGE = "pretrain.build_data"
-VERSION = 1
+VERSION = 2  # bump when the examples a config produces change
 #: Position embeddings of every KLUE model stop at 512.
 MODEL_MAX_SEQ_LENGTH = 512
 OBJECTIVES = ("bert", "roberta")
@@ -78,6 +84,8 @@ _COUNT_KEYS = {
     "bert": (*_COMMON_KEYS, "nsp_is_next", "nsp_random_next", "predictions", "truncated_tokens"),
     "roberta": (*_COMMON_KEYS, "split_segments", "document_boundaries"),
 }
+#: Mixed into masking keys so build-time and loader-time keys never coincide.
+_MASK_TAG = 0x42554C44
 _SENTENCE_SUFFIX = re.compile(r"^(.+)-s\d+$")
 
 
@@ -243,28 +251,50 @@ def _write_bert(job, docs, tok, writer, counts, cls_id, sep_id) -> None:
         max_predictions=cfg["max_predictions_per_seq"],
         masked_lm_prob=cfg["masked_lm_prob"],
     )
+    pending: list = []
+
+    def flush() -> None:
+        # Mask in batches (vectorised); each instance's mask depends only on its own key.
+        width = max(len(ids) for ids, _, _ in pending)
+        tokens = np.full((len(pending), width), spec_pad, np.int32)
+        for row, (ids, _, _) in enumerate(pending):
+            tokens[row, : len(ids)] = ids
+        keys = np.array([key for _, key, _ in pending], dtype=np.uint64)
+        masked = whole_word_mask_batch(tokens, spec, keys)
+        for row, (ids, _, inst) in enumerate(pending):
+            n = int(masked["masked_weights"][row].sum())
+            writer.write(
+                example_store.StoredExample(
+                    masked["input_ids"][row, : len(ids)],
+                    segment_b_start=len(inst.tokens_a) + 2,
+                    masked_positions=masked["masked_positions"][row, :n],
+                    masked_ids=masked["masked_ids"][row, :n],
+                    nsp_label=int(inst.is_random_next),
+                )
+            )
+            counts["example_tokens"] += len(ids)
+            counts["predictions"] += n
+            counts["truncated_tokens"] += inst.truncated
+            counts["nsp_random_next" if inst.is_random_next else "nsp_is_next"] += 1
+        pending.clear()
+
+    spec_pad = tok.token_to_id("[PAD]")
+    serial = 0
     for dupe in range(cfg["dupe_factor"]):
-        rng = example_rng(cfg["seed"], job["index"], dupe)
+        rng = np.random.default_rng([cfg["seed"], job["index"], dupe])
         for doc_index in range(len(docs)):
             for inst in create_nsp_instances(
                 docs, doc_index, max_seq_length=L, rng=rng, short_seq_prob=cfg["short_seq_prob"]
             ):
                 ids, _ = inst.to_ids(cls_id, sep_id)
-                m = whole_word_mask(ids, spec, rng)
-                n = m.num_predictions
-                writer.write(
-                    example_store.StoredExample(
-                        m.input_ids,
-                        segment_b_start=len(inst.tokens_a) + 2,
-                        masked_positions=m.masked_positions[:n],
-                        masked_ids=m.masked_ids[:n],
-                        nsp_label=int(inst.is_random_next),
-                    )
+                pending.append(
+                    (ids, example_key(_MASK_TAG, cfg["seed"], job["index"], serial), inst)
                 )
-                counts["example_tokens"] += len(ids)
-                counts["predictions"] += n
-                counts["truncated_tokens"] += inst.truncated
-                counts["nsp_random_next" if inst.is_random_next else "nsp_is_next"] += 1
+                serial += 1
+                if len(pending) == 512:
+                    flush()
+    if pending:
+        flush()
 
 
 def _write_roberta(docs, writer, counts, L, cls_id, sep_id) -> None:
@@ -339,6 +369,7 @@ def build_examples(
         max_predictions_per_seq = default_max_predictions(max_seq_length, masked_lm_prob)
     specials = {n: tok.token_to_id(n) for n in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")}
     config = {
+        "version": VERSION,
         "objective": objective,
         "max_seq_length": max_seq_length,
         "max_predictions_per_seq": max_predictions_per_seq,

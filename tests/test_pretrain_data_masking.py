@@ -9,8 +9,11 @@ from pretrain.masking import (
     MaskingSpec,
     choose_words,
     default_max_predictions,
-    example_rng,
+    example_key,
+    random_bits,
+    uniforms,
     whole_word_mask,
+    whole_word_mask_batch,
     word_ids,
 )
 from pretrain.packing import (
@@ -21,6 +24,11 @@ from pretrain.packing import (
     truncate_seq_pair,
 )
 
+# whole_word_mask(SENTENCE, masked_lm_prob=0.5, key=example_key(7, 0, 3)): words 먹##는##다 and
+# "." chosen; 먹 -> [MASK], ##는 kept, ##다 and . -> [MASK].
+GOLDEN_KEY = 2829967469823073283
+GOLDEN_POSITIONS = [5, 6, 7, 8, 0]
+GOLDEN_IDS = [2, 5, 6, 7, 8, 4, 6, 4, 4, 3]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "나", "##는", "밥", "##을", "먹", "##다"]
 VOCAB += [".", "##", "학교", "##에", "간다"]
 TOK = {t: i for i, t in enumerate(VOCAB)}
@@ -65,7 +73,7 @@ def test_mask_everything_exact():
     out = whole_word_mask(
         SENTENCE,
         spec(masked_lm_prob=1.0, mask_token_prob=1.0, random_token_prob=0.0),
-        example_rng(0),
+        example_key(0),
     )
     assert out.input_ids.tolist() == [CLS] + [MASK] * 8 + [SEP]
     assert out.masked_positions.tolist() == [1, 2, 3, 4, 5, 6, 7, 8] + [0] * 12
@@ -78,24 +86,24 @@ def test_keep_and_random_branches_exact():
     keep = whole_word_mask(
         SENTENCE,
         spec(masked_lm_prob=1.0, mask_token_prob=0.0, random_token_prob=0.0),
-        example_rng(1),
+        example_key(1),
     )
     assert keep.input_ids.tolist() == SENTENCE.tolist()
     assert keep.num_predictions == 8
     rand = whole_word_mask(
         SENTENCE,
         spec(masked_lm_prob=1.0, mask_token_prob=0.0, random_token_prob=1.0),
-        example_rng(1),
+        example_key(1),
     )
     assert rand.input_ids[[0, 9]].tolist() == [CLS, SEP]
     assert set(rand.input_ids[1:9].tolist()) <= set(range(5, 16))  # never a special id
 
 
-def test_golden_seed_output():
-    """Regression guard for the documented draw order (permutation, uniforms, random ids)."""
-    out = whole_word_mask(SENTENCE, spec(masked_lm_prob=0.5), example_rng(7, 0, 3))
-    rng = example_rng(7, 0, 3)
-    order = rng.permutation(4).tolist()
+def test_golden_key_output():
+    """Regression guard for the documented counter layout (sort keys, uniforms, replacements)."""
+    key = example_key(7, 0, 3)
+    out = whole_word_mask(SENTENCE, spec(masked_lm_prob=0.5), key)
+    order = np.argsort(random_bits(key, 0, 4)[0], kind="stable").tolist()
     lengths = [2, 2, 3, 1]
     chosen, count = [], 0
     for w in order:  # google-research/bert loop, target round(0.5 * 8) = 4
@@ -106,24 +114,24 @@ def test_golden_seed_output():
             count += lengths[w]
     starts = [1, 3, 5, 8]
     pos = sorted(p for w in chosen for p in range(starts[w], starts[w] + lengths[w]))
-    u = rng.random(len(pos))
-    rand = np.arange(5, 16)[rng.integers(0, 11, len(pos))]
+    u = uniforms(random_bits(key, 1, 20))[0]
+    rand = np.arange(5, 16)[(random_bits(key, 2, 20)[0] % np.uint64(11)).astype(int)]
     expected = SENTENCE.copy()
     for k, p in enumerate(pos):
         expected[p] = MASK if u[k] < 0.8 else (rand[k] if u[k] >= 0.9 else SENTENCE[p])
     assert out.masked_positions[: len(pos)].tolist() == pos
     assert out.input_ids.tolist() == expected.tolist()
-    # And the literal values for seed (7, 0, 3), so a change of algorithm is noticed.
-    assert out.masked_positions.tolist()[:5] == [5, 6, 7, 8, 0]
-    assert out.masked_ids.tolist()[:5] == [9, 6, 10, 11, 0]
-    assert out.input_ids.tolist() == [2, 5, 6, 7, 8, 15, 4, 4, 4, 3]
+    # And the literal values for key (7, 0, 3), so any change of algorithm is noticed.
+    assert int(key) == GOLDEN_KEY
+    assert out.masked_positions.tolist()[:5] == GOLDEN_POSITIONS
+    assert out.input_ids.tolist() == GOLDEN_IDS
 
 
 def test_cap_keeps_whole_words():
     s = spec(max_predictions=3, masked_lm_prob=1.0)
     wid = word_ids(SENTENCE, s)
     for seed in range(50):
-        out = whole_word_mask(SENTENCE, s, example_rng(seed))
+        out = whole_word_mask(SENTENCE, s, example_key(seed))
         pos = out.masked_positions[: out.num_predictions]
         assert out.num_predictions == 3  # lengths 2,2,3,1: a fill to exactly 3 always exists
         chosen = set(wid[pos].tolist())
@@ -146,23 +154,58 @@ def _google_choose(lengths, target, order):
 
 def test_choose_words_equals_google_loop():
     gen = np.random.default_rng(0)
-    for trial in range(300):
-        lengths = gen.integers(1, 6, gen.integers(0, 40))
-        target = int(gen.integers(0, 30))
-        got = choose_words(lengths, target, example_rng(trial))
-        order = example_rng(trial).permutation(len(lengths))
-        want = _google_choose(lengths, target, order) if target > 0 else []
-        assert sorted(got.tolist()) == sorted(int(w) for w in want)
+    rows = 300
+    width = 40
+    n_words = gen.integers(0, width + 1, rows)
+    lengths = gen.integers(1, 6, (rows, width)) * (np.arange(width) < n_words[:, None])
+    valid = np.arange(width) < n_words[:, None]
+    targets = gen.integers(0, 30, rows)
+    keys = example_key(11, np.arange(rows))
+    got = choose_words(lengths, valid, targets, keys)
+    for b in range(rows):
+        order = np.argsort(random_bits(keys[b], 0, width)[0], kind="stable")
+        order = [w for w in order if valid[b, w]]
+        want = _google_choose(lengths[b], targets[b], order) if targets[b] > 0 else []
+        assert sorted(np.flatnonzero(got[b]).tolist()) == sorted(int(w) for w in want)
+
+
+def test_batch_rows_are_independent_of_batch_layout():
+    s = spec()
+    gen = np.random.default_rng(2)
+    rows = [np.concatenate([[CLS], gen.integers(5, 16, n), [SEP]]) for n in (3, 40, 17, 0)]
+    width = 50
+    tokens = np.zeros((len(rows), width), np.int32)  # [PAD] = 0 is special: never chosen
+    for r, row in enumerate(rows):
+        tokens[r, : len(row)] = row
+    keys = example_key(5, np.arange(len(rows)))
+    batch = whole_word_mask_batch(tokens, s, keys)
+    for r, row in enumerate(rows):
+        one = whole_word_mask(row, s, keys[r])
+        assert batch["input_ids"][r, : len(row)].tolist() == one.input_ids.tolist()
+        assert not batch["input_ids"][r, len(row) :].any()
+        for field in ("masked_positions", "masked_ids", "masked_weights"):
+            assert batch[field][r].tolist() == getattr(one, field).tolist()
+
+
+def test_example_key_is_a_pure_hash():
+    assert int(example_key(1, 2, 3)) == int(example_key(1, 2, 3))
+    assert len({int(example_key(1, 2, k)) for k in range(1000)}) == 1000
+    assert int(example_key(1, 2, 3)) != int(example_key(1, 3, 2))
+    np.testing.assert_array_equal(
+        example_key(1, np.arange(3)), [example_key(1, k) for k in range(3)]
+    )
+    u = uniforms(random_bits(example_key(0), 1, 100_000))
+    assert 0 <= u.min() and u.max() < 1 and abs(u.mean() - 0.5) < 0.005
 
 
 def test_only_specials_gives_no_predictions():
-    out = whole_word_mask(ids("[CLS]", "[SEP]", "[PAD]"), spec(), example_rng(0))
+    out = whole_word_mask(ids("[CLS]", "[SEP]", "[PAD]"), spec(), example_key(0))
     assert out.num_predictions == 0 and out.input_ids.tolist() == [CLS, SEP, 0]
 
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="out of range"):
-        whole_word_mask(np.array([2, 99, 3]), spec(), example_rng(0))
+        whole_word_mask(np.array([2, 99, 3]), spec(), example_key(0))
     with pytest.raises(ValueError, match="<= 1"):
         spec(mask_token_prob=0.95, random_token_prob=0.1)
     with pytest.raises(ValueError, match="max_predictions"):
@@ -178,7 +221,7 @@ def test_rate_and_split_statistics_on_synthetic_words():
     total = chosen = masked = kept = 0
     for k in range(400):
         seq = np.concatenate([[CLS], gen.integers(5, 16, 120), [SEP]]).astype(np.int32)
-        out = whole_word_mask(seq, s, example_rng(3, k))
+        out = whole_word_mask(seq, s, example_key(3, k))
         n = out.num_predictions
         pos = out.masked_positions[:n]
         total += 120
@@ -271,7 +314,7 @@ def test_nsp_random_next_never_same_document_and_balanced():
     docs = [[gen.integers(5, 100, gen.integers(3, 12)) for _ in range(60)] for _ in range(80)]
     tagged = [[seg + 1000 * (k + 1) for seg in d] for k, d in enumerate(docs)]
     labels = []
-    rng = example_rng(5)
+    rng = np.random.default_rng(5)
     for k in range(len(tagged)):
         for inst in create_nsp_instances(tagged, k, max_seq_length=64, rng=rng, short_seq_prob=0.0):
             labels.append(inst.is_random_next)
@@ -288,7 +331,7 @@ def test_nsp_random_next_never_same_document_and_balanced():
 
 def test_nsp_needs_two_documents():
     with pytest.raises(ValueError, match="at least 2 documents"):
-        create_nsp_instances(DOCS[:1], 0, max_seq_length=8, rng=example_rng(0))
+        create_nsp_instances(DOCS[:1], 0, max_seq_length=8, rng=np.random.default_rng(0))
 
 
 def test_pair_instance_to_ids():
