@@ -354,3 +354,27 @@ def test_real_data_nsp_balance(kowiki):
     loader = make_loader(kowiki["bert"], global_batch_size=64, seed=0)
     labels = np.concatenate([loader.batch(s)["nsp_labels"] for s in range(20)])
     assert 0.40 < labels.mean() < 0.66
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 1000, 4097])
+def test_shuffled_index_is_a_permutation(n):
+    from pretrain.input_pipeline import shuffled_index
+
+    a = shuffled_index(np.arange(n), n, 12345)
+    assert sorted(a.tolist()) == list(range(n))
+    np.testing.assert_array_equal(shuffled_index(np.arange(n)[::-1], n, 12345), a[::-1])
+    if n >= 7:
+        assert not np.array_equal(a, shuffled_index(np.arange(n), n, 12346))
+        assert not np.array_equal(a, np.arange(n))
+
+
+def test_worker_processes_give_the_same_stream(built):
+    ref = make_loader(built["roberta"], global_batch_size=4, seed=2, prefetch=0)
+    par = iter(make_loader(built["roberta"], global_batch_size=4, seed=2, num_workers=2))
+    try:
+        for step in range(5):
+            got = next(par)
+            for key in BATCH_KEYS:
+                np.testing.assert_array_equal(got[key], ref.batch(step)[key])
+    finally:
+        par.close()
