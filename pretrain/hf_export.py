@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,62 +80,72 @@ def _np(x: Any) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(x, dtype=np.float32))
 
 
-def _linear(prefix: str, layer: Any) -> Iterator[tuple[str, np.ndarray]]:
-    yield f"{prefix}.weight", _np(np.asarray(layer.kernel[...], dtype=np.float32).T)
-    yield f"{prefix}.bias", _np(layer.bias[...])
+# One entry per parameter: (PyTorch name, the NNX variable, transpose?). Both directions use
+# it: export reads the variables, `load_hf_folder` writes them.
+ParamMap = list[tuple[str, Any, bool]]
 
 
-def _layer_norm(prefix: str, norm: Any) -> Iterator[tuple[str, np.ndarray]]:
-    yield f"{prefix}.weight", _np(norm.scale[...])
-    yield f"{prefix}.bias", _np(norm.bias[...])
+def _linear(prefix: str, layer: Any) -> ParamMap:
+    return [(f"{prefix}.weight", layer.kernel, True), (f"{prefix}.bias", layer.bias, False)]
 
 
-def _encoder_items(model: PretrainingModel, base: str) -> Iterator[tuple[str, np.ndarray]]:
+def _layer_norm(prefix: str, norm: Any) -> ParamMap:
+    return [(f"{prefix}.weight", norm.scale, False), (f"{prefix}.bias", norm.bias, False)]
+
+
+def param_map(model: PretrainingModel) -> ParamMap:
+    """Every parameter of ``model`` with its transformers name (tied decoder not included)."""
+    base = "bert" if model.config.arch == "bert" else "roberta"
     emb = model.encoder.embeddings
-    yield f"{base}.embeddings.word_embeddings.weight", _np(emb.word_embeddings.embedding[...])
-    yield (
-        f"{base}.embeddings.position_embeddings.weight",
-        _np(emb.position_embeddings.embedding[...]),
-    )
-    yield (
-        f"{base}.embeddings.token_type_embeddings.weight",
-        _np(emb.token_type_embeddings.embedding[...]),
-    )
-    yield from _layer_norm(f"{base}.embeddings.LayerNorm", emb.layer_norm)
+    out: ParamMap = [
+        (f"{base}.embeddings.word_embeddings.weight", emb.word_embeddings.embedding, False),
+        (f"{base}.embeddings.position_embeddings.weight", emb.position_embeddings.embedding, False),
+        (
+            f"{base}.embeddings.token_type_embeddings.weight",
+            emb.token_type_embeddings.embedding,
+            False,
+        ),
+    ]
+    out += _layer_norm(f"{base}.embeddings.LayerNorm", emb.layer_norm)
     for i, layer in enumerate(model.encoder.layers):
         p = f"{base}.encoder.layer.{i}"
-        yield from _linear(f"{p}.attention.self.query", layer.attention.query)
-        yield from _linear(f"{p}.attention.self.key", layer.attention.key)
-        yield from _linear(f"{p}.attention.self.value", layer.attention.value)
-        yield from _linear(f"{p}.attention.output.dense", layer.attention.output)
-        yield from _layer_norm(f"{p}.attention.output.LayerNorm", layer.attention_layer_norm)
-        yield from _linear(f"{p}.intermediate.dense", layer.intermediate)
-        yield from _linear(f"{p}.output.dense", layer.output)
-        yield from _layer_norm(f"{p}.output.LayerNorm", layer.output_layer_norm)
+        out += _linear(f"{p}.attention.self.query", layer.attention.query)
+        out += _linear(f"{p}.attention.self.key", layer.attention.key)
+        out += _linear(f"{p}.attention.self.value", layer.attention.value)
+        out += _linear(f"{p}.attention.output.dense", layer.attention.output)
+        out += _layer_norm(f"{p}.attention.output.LayerNorm", layer.attention_layer_norm)
+        out += _linear(f"{p}.intermediate.dense", layer.intermediate)
+        out += _linear(f"{p}.output.dense", layer.output)
+        out += _layer_norm(f"{p}.output.LayerNorm", layer.output_layer_norm)
     if model.encoder.pooler is not None:
-        yield from _linear(f"{base}.pooler.dense", model.encoder.pooler)
+        out += _linear(f"{base}.pooler.dense", model.encoder.pooler)
+    if base == "bert":
+        out += _linear("cls.predictions.transform.dense", model.mlm_dense)
+        out += _layer_norm("cls.predictions.transform.LayerNorm", model.mlm_layer_norm)
+        out.append(("cls.predictions.bias", model.mlm_output_bias, False))
+        out += _linear("cls.seq_relationship", model.nsp)
+    else:
+        out += _linear("lm_head.dense", model.mlm_dense)
+        out += _layer_norm("lm_head.layer_norm", model.mlm_layer_norm)
+        out.append(("lm_head.bias", model.mlm_output_bias, False))
+    return out
+
+
+def _tied_decoder_prefix(config: ModelConfig) -> str:
+    return "cls.predictions.decoder" if config.arch == "bert" else "lm_head.decoder"
 
 
 def to_hf_state_dict(model: PretrainingModel) -> dict[str, np.ndarray]:
     """Float32 NumPy arrays under the PyTorch names of BertForPreTraining / RobertaForMaskedLM."""
-    config = model.config
-    word = _np(model.encoder.embeddings.word_embeddings.embedding[...])
-    bias = _np(model.mlm_output_bias[...])
-    if config.arch == "bert":
-        state = dict(_encoder_items(model, "bert"))
-        state.update(_linear("cls.predictions.transform.dense", model.mlm_dense))
-        state.update(_layer_norm("cls.predictions.transform.LayerNorm", model.mlm_layer_norm))
-        state["cls.predictions.bias"] = bias
-        state["cls.predictions.decoder.weight"] = word.copy()
-        state["cls.predictions.decoder.bias"] = bias.copy()
-        state.update(_linear("cls.seq_relationship", model.nsp))
-    else:
-        state = dict(_encoder_items(model, "roberta"))
-        state.update(_linear("lm_head.dense", model.mlm_dense))
-        state.update(_layer_norm("lm_head.layer_norm", model.mlm_layer_norm))
-        state["lm_head.bias"] = bias
-        state["lm_head.decoder.weight"] = word.copy()
-        state["lm_head.decoder.bias"] = bias.copy()
+    state = {}
+    for name, variable, transpose in param_map(model):
+        value = np.asarray(variable[...], dtype=np.float32)
+        state[name] = _np(value.T if transpose else value)
+    decoder = _tied_decoder_prefix(model.config)
+    base = "bert" if model.config.arch == "bert" else "roberta"
+    bias = "cls.predictions.bias" if model.config.arch == "bert" else "lm_head.bias"
+    state[f"{decoder}.weight"] = state[f"{base}.embeddings.word_embeddings.weight"].copy()
+    state[f"{decoder}.bias"] = state[bias].copy()
     return state
 
 
@@ -404,3 +413,112 @@ def compare_with_transformers(
         nsp = theirs.seq_relationship_logits.numpy()
         result["nsp_max_abs_diff"] = float(np.abs(nsp - np.asarray(ours["nsp_logits"])).max())
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The other direction: a transformers BERT/RoBERTa folder -> PretrainingModel.
+
+HEAD_PREFIXES = ("cls.", "lm_head.", "bert.pooler.", "roberta.pooler.")
+
+
+def config_from_hf(hf: dict[str, Any], *, dtype: str = "bfloat16") -> ModelConfig:
+    """`ModelConfig` from a transformers BERT/RoBERTa ``config.json`` dict."""
+    arch = hf.get("model_type")
+    if arch not in ("bert", "roberta"):
+        raise ValueError(f"model_type must be 'bert' or 'roberta', got {arch!r}")
+    if hf.get("hidden_act", "gelu") != "gelu":
+        raise ValueError(f"only hidden_act 'gelu' (exact) is supported, got {hf['hidden_act']!r}")
+    if hf.get("position_embedding_type", "absolute") != "absolute":
+        raise ValueError("only absolute position embeddings are supported")
+    return ModelConfig(
+        arch=arch,
+        vocab_size=int(hf["vocab_size"]),
+        hidden_size=int(hf["hidden_size"]),
+        num_layers=int(hf["num_hidden_layers"]),
+        num_heads=int(hf["num_attention_heads"]),
+        intermediate_size=int(hf["intermediate_size"]),
+        max_position_embeddings=int(hf["max_position_embeddings"]),
+        type_vocab_size=int(hf.get("type_vocab_size", 2)),
+        hidden_dropout=float(hf.get("hidden_dropout_prob", 0.1)),
+        attention_dropout=float(hf.get("attention_probs_dropout_prob", 0.1)),
+        layer_norm_eps=float(hf.get("layer_norm_eps", 1e-12)),
+        initializer_range=float(hf.get("initializer_range", 0.02)),
+        pad_token_id=int(hf.get("pad_token_id") or 0),
+        dtype=dtype,
+    )
+
+
+def read_hf_tensors(folder: str | os.PathLike) -> dict[str, np.ndarray]:
+    """All tensors of ``model.safetensors`` (or its sharded index) as NumPy arrays."""
+    from safetensors.numpy import load_file
+
+    folder = Path(folder)
+    single = folder / "model.safetensors"
+    index = folder / "model.safetensors.index.json"
+    if single.is_file():
+        files = [single]
+    elif index.is_file():
+        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+        files = [folder / name for name in sorted(set(weight_map.values()))]
+    else:
+        raise FileNotFoundError(
+            f"{folder} has no model.safetensors (convert PyTorch .bin weights to safetensors)"
+        )
+    tensors: dict[str, np.ndarray] = {}
+    for path in files:
+        tensors.update(load_file(str(path)))
+    return tensors
+
+
+def _normalise_names(tensors: dict[str, np.ndarray], base: str) -> dict[str, np.ndarray]:
+    """Add the ``bert.``/``roberta.`` prefix of base-model checkpoints; legacy gamma/beta."""
+    out = {}
+    for name, value in tensors.items():
+        name = name.replace("LayerNorm.gamma", "LayerNorm.weight")
+        name = name.replace("LayerNorm.beta", "LayerNorm.bias")
+        if name.startswith(("embeddings.", "encoder.", "pooler.")):
+            name = f"{base}.{name}"
+        out[name] = value
+    return out
+
+
+def load_hf_folder(
+    folder: str | os.PathLike, *, dtype: str = "bfloat16", strict: bool = True
+) -> tuple[ModelConfig, PretrainingModel]:
+    """Build a `PretrainingModel` from a transformers BERT/RoBERTa folder.
+
+    Reads ``config.json`` and ``model.safetensors``. Works for our exports, folders written
+    by transformers' ``save_pretrained`` (which leave out the tied decoder) and base-model
+    checkpoints without the ``bert.``/``roberta.`` prefix. Encoder weights must all be
+    present; missing head weights (pooler, MLM, NSP) keep their fresh initialisation unless
+    ``strict``, which makes any missing weight an error. Tensors the model does not use
+    (e.g. buffers) are ignored.
+    """
+    import jax.numpy as jnp
+    from flax import nnx
+
+    folder = Path(folder)
+    config = config_from_hf(
+        json.loads((folder / "config.json").read_text(encoding="utf-8")), dtype=dtype
+    )
+    base = "bert" if config.arch == "bert" else "roberta"
+    tensors = _normalise_names(read_hf_tensors(folder), base)
+    model = PretrainingModel(config, rngs=nnx.Rngs(params=0, dropout=1))
+    missing = []
+    for name, variable, transpose in param_map(model):
+        if name not in tensors:
+            missing.append(name)
+            continue
+        value = np.asarray(tensors[name], dtype=np.float32)
+        value = value.T if transpose else value
+        if value.shape != variable[...].shape:
+            raise ValueError(
+                f"{folder}: {name} has shape {value.shape}, expected {variable[...].shape}"
+            )
+        variable[...] = jnp.asarray(value, dtype=variable[...].dtype)
+    encoder_missing = [n for n in missing if not n.startswith(HEAD_PREFIXES)]
+    if encoder_missing or (strict and missing):
+        raise ValueError(
+            f"{folder}: missing weights {missing[:8]}{'...' if len(missing) > 8 else ''}"
+        )
+    return config, model

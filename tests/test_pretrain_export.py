@@ -326,3 +326,88 @@ def test_reference_batch_is_padded_and_avoids_pad():
         assert (~real).any(), "the batch must contain padding"
         rows = np.arange(3)[:, None]
         assert real[rows, batch["masked_positions"]].all()
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_load_hf_folder_round_trip(arch, tokenizer_dir, tmp_path):
+    model = random_model(arch, seed=4)
+    folder = hf_export.write_hf_folder(model, tokenizer_dir, tmp_path / "hf")
+    config, loaded = hf_export.load_hf_folder(folder, dtype="float32")
+    assert config == model.config
+    ours = nnx.to_pure_dict(nnx.state(model, nnx.Param))
+    back = nnx.to_pure_dict(nnx.state(loaded, nnx.Param))
+    jax.tree.map(np.testing.assert_array_equal, ours, back)
+
+
+def test_load_hf_folder_errors(tokenizer_dir, tmp_path):
+    from safetensors.numpy import save_file
+
+    folder = hf_export.write_hf_folder(random_model("bert"), tokenizer_dir, tmp_path / "hf")
+    tensors = load_file(str(folder / "model.safetensors"))
+    # A base-model checkpoint (no "bert." prefix, no heads): loads only when not strict.
+    base = {k[len("bert.") :]: v for k, v in tensors.items() if k.startswith("bert.embeddings")}
+    base |= {k[len("bert.") :]: v for k, v in tensors.items() if k.startswith("bert.encoder")}
+    save_file(base, str(folder / "model.safetensors"))
+    with pytest.raises(ValueError, match="missing weights"):
+        hf_export.load_hf_folder(folder)
+    _, model = hf_export.load_hf_folder(folder, strict=False)
+    np.testing.assert_array_equal(
+        np.asarray(model.encoder.layers[1].output.kernel[...]),
+        tensors["bert.encoder.layer.1.output.dense.weight"].T,
+    )
+    # A missing encoder weight is an error even when not strict; so is a wrong shape.
+    del base["encoder.layer.0.output.dense.bias"]
+    save_file(base, str(folder / "model.safetensors"))
+    with pytest.raises(ValueError, match="missing weights"):
+        hf_export.load_hf_folder(folder, strict=False)
+    base["encoder.layer.0.output.dense.bias"] = np.zeros(3, np.float32)
+    save_file(base, str(folder / "model.safetensors"))
+    with pytest.raises(ValueError, match="shape"):
+        hf_export.load_hf_folder(folder, strict=False)
+    (folder / "model.safetensors").unlink()
+    with pytest.raises(FileNotFoundError, match="safetensors"):
+        hf_export.load_hf_folder(folder)
+    with pytest.raises(ValueError, match="model_type"):
+        hf_export.config_from_hf({"model_type": "gpt2"})
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_load_folder_saved_by_transformers(arch, tmp_path):
+    """Folders written by transformers itself (tied decoder left out; RoBERTa with [PAD] = 1
+    and 2 + L positions, as the released klue/roberta models) give the same logits."""
+    torch = pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    transformers = pytest.importorskip(
+        "transformers", reason="transformers not installed (optional extra)"
+    )
+    torch.manual_seed(0)
+    shape = dict(
+        vocab_size=99,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+    )
+    if arch == "bert":
+        hf = transformers.BertForPreTraining(
+            transformers.BertConfig(max_position_embeddings=40, **shape)
+        )
+    else:
+        config = transformers.RobertaConfig(
+            max_position_embeddings=42,
+            pad_token_id=1,
+            type_vocab_size=1,
+            layer_norm_eps=1e-5,
+            **shape,
+        )
+        hf = transformers.RobertaForMaskedLM(config)
+    with torch.no_grad():
+        for p in hf.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    hf.save_pretrained(str(tmp_path / "hf"))
+    config, model = hf_export.load_hf_folder(tmp_path / "hf", dtype="float32")
+    assert config.pad_token_id == (0 if arch == "bert" else 1)
+    assert config.max_seq_length == 40
+    diffs = hf_export.compare_with_transformers(
+        model, tmp_path / "hf", hf_export.reference_batch(config, seq_len=40)
+    )
+    assert max(diffs.values()) <= 1e-4, diffs
