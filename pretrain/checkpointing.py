@@ -53,7 +53,8 @@ class Checkpointer:
     ) -> None:
         self.directory = Path(directory).absolute()
         options = ocp.CheckpointManagerOptions(
-            max_to_keep=max_to_keep,
+            max_to_keep=None if read_only else max_to_keep,
+            save_interval_steps=0 if read_only else 1,
             enable_async_checkpointing=async_save,
             cleanup_tmp_directories=not read_only,
             create=not read_only,
@@ -211,6 +212,40 @@ def load_for_export(workdir: str | Path, step: int | None = None) -> tuple[Any, 
     model = nnx.merge(graphdef, params, _concrete_rest(rest))
     logging.info("loaded step %d from %s", step, directory)
     return model_config, model, meta.get("tokenizer_dir")
+
+
+def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
+    """Training facts for the model card: steps, batch, sequence length, last losses."""
+    directory = checkpoint_dir(workdir)
+    ckpt = Checkpointer(directory, read_only=True, async_save=False)
+    try:
+        step = ckpt.latest_step() if step is None else step
+        if step is None:
+            raise FileNotFoundError(f"no complete checkpoint in {directory}")
+        meta = ckpt.restore_meta(step)
+    finally:
+        ckpt.close()
+    cfg = meta.get("config", {})
+    info: dict[str, Any] = {
+        "steps": step,
+        "objective": meta.get("objective"),
+        "global batch size": cfg.get("global_batch_size"),
+        "gradient accumulation steps": cfg.get("grad_accum_steps"),
+        "max sequence length": meta.get("max_seq_length"),
+        "max predictions per sequence": meta.get("max_predictions_per_seq"),
+        "peak learning rate": cfg.get("learning_rate"),
+        "warmup steps": cfg.get("warmup_steps"),
+        "scheduled steps": cfg.get("num_train_steps"),
+    }
+    metrics_path = Path(workdir) / "metrics.jsonl"
+    if metrics_path.is_file():
+        last: dict[str, Any] = {}
+        for line in metrics_path.read_text().splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("step", step + 1) <= step:
+                last.update({k: v for k, v in row.items() if "loss" in k or "accuracy" in k})
+        info.update({k: round(v, 4) for k, v in sorted(last.items())})
+    return {k: v for k, v in info.items() if v is not None}
 
 
 def _concrete_rest(abstract_rest: Any) -> Any:

@@ -24,6 +24,13 @@ flags.DEFINE_string("workdir", None, "run folder: checkpoints, TensorBoard event
 flags.mark_flags_as_required(["config", "workdir"])
 
 
+class _QuietLibraries(logging.Filter):
+    """Drops orbax's per-save INFO chatter (dozens of lines per checkpoint); keeps warnings."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or "orbax" not in record.pathname
+
+
 def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
@@ -36,6 +43,8 @@ def main(argv: list[str]) -> int:
     from pretrain import train
 
     logging.getLogger().setLevel(logging.INFO)
+    for handler in logging.getLogger().handlers + logging.getLogger("absl").handlers:
+        handler.addFilter(_QuietLibraries())
     try:
         summary = train.train_and_evaluate(cfg, FLAGS.workdir)
     except train.NonFiniteLossError as e:

@@ -23,6 +23,8 @@ and the last checkpoint (taken only from finite states) stays the newest.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import logging
 import math
@@ -54,6 +56,9 @@ BATCH_KEYS = (
     "masked_weights",
     "nsp_labels",
 )
+
+
+SUM_KEYS = ("mlm_loss", "mlm_correct", "mlm_weight", "nsp_loss", "nsp_correct", "nsp_count")
 
 
 class NonFiniteLossError(RuntimeError):
@@ -137,22 +142,65 @@ def merge_model(model_def: ModelDef, params: Any) -> models.PretrainingModel:
     return nnx.merge(model_def.graphdef, params, _concrete_rest(model_def.abstract_rest))
 
 
-def create_train_state(
-    model_config: models.ModelConfig,
-    cfg: Mapping[str, Any],
-    mesh: jax.sharding.Mesh,
-) -> tuple[ModelDef, TrainState, Any, optax.GradientTransformation]:
-    """Initialises params and optimiser state directly in their shardings.
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """Everything compiled for one (model, optimiser, objective, mesh): built once, reused.
 
-    Returns ``(model_def, state, state_shardings, tx)``.
+    ``init()`` makes a fresh state and ``init(params)`` one with given parameters and a
+    fresh optimiser, directly in their shardings; ``train_step(state, batch)`` and
+    ``eval_step(params, batch)`` are the jitted steps.
     """
+
+    model_def: ModelDef
+    tx: optax.GradientTransformation
+    abstract_state: Any
+    shardings: Any
+    init: Callable
+    init_from_params: Callable
+    train_step: Callable
+    eval_step: Callable
+
+
+# Config fields that change the compiled program (besides the model config and mesh).
+PROGRAM_FIELDS = (
+    "learning_rate",
+    "end_learning_rate",
+    "warmup_steps",
+    "num_train_steps",
+    "weight_decay",
+    "adam_b1",
+    "adam_b2",
+    "adam_eps",
+    "max_grad_norm",
+    "grad_accum_steps",
+    "seed",
+)
+
+
+def build_program(
+    model_config: models.ModelConfig, cfg: Mapping[str, Any], objective: str, mesh
+) -> Program:
+    """The (cached) `Program` for this model, optimiser settings, objective and mesh.
+
+    Cached so that several runs in one process (tests, sweeps) compile only once.
+    """
+    items = tuple((f, cfg[f]) for f in PROGRAM_FIELDS)
+    return _build_program(model_config, items, objective, mesh)
+
+
+@functools.lru_cache(maxsize=8)
+def _build_program(model_config, items, objective, mesh) -> Program:
+    cfg = dict(items)
     seed = int(cfg["seed"])
     model_def, abstract_params = abstract_model(model_config)
     tx = make_optimizer(cfg, abstract_params)
 
-    def init() -> TrainState:
-        model = models.PretrainingModel(model_config, rngs=nnx.Rngs(params=seed, dropout=seed + 1))
-        params = nnx.state(model, nnx.Param)
+    def init(params: Any = None) -> TrainState:
+        if params is None:
+            model = models.PretrainingModel(
+                model_config, rngs=nnx.Rngs(params=seed, dropout=seed + 1)
+            )
+            params = nnx.state(model, nnx.Param)
         return TrainState(
             step=jnp.zeros((), jnp.int32),
             params=params,
@@ -162,8 +210,25 @@ def create_train_state(
 
     abstract_state = jax.eval_shape(init)
     shardings = sharding.state_shardings(abstract_state, mesh)
-    state = jax.jit(init, out_shardings=shardings)()
-    return model_def, state, shardings, tx
+    step, evaluate = jit_steps(model_def, tx, cfg, objective, mesh, shardings)
+    return Program(
+        model_def=model_def,
+        tx=tx,
+        abstract_state=abstract_state,
+        shardings=shardings,
+        init=jax.jit(lambda: init(), out_shardings=shardings),
+        init_from_params=jax.jit(init, in_shardings=(shardings.params,), out_shardings=shardings),
+        train_step=step,
+        eval_step=evaluate,
+    )
+
+
+def create_train_state(
+    model_config: models.ModelConfig, cfg: Mapping[str, Any], objective: str, mesh
+) -> tuple[Program, TrainState]:
+    """A fresh train state (and its program), initialised directly in its shardings."""
+    program = build_program(model_config, cfg, objective, mesh)
+    return program, program.init()
 
 
 def abstract_with_shardings(state_or_abstract: Any, shardings: Any) -> Any:
@@ -276,10 +341,10 @@ def train_step(
             return (jax.tree.map(jnp.add, g_acc, g), jax.tree.map(jnp.add, s_acc, s)), None
 
         zeros_g = jax.tree.map(jnp.zeros_like, state.params)
-        zeros_s = jax.tree.map(lambda _: jnp.zeros((), jnp.float32), loss_sums_shape(objective))
+        zeros_s = {k: jnp.zeros((), jnp.float32) for k in SUM_KEYS}
         (grads, sums), _ = jax.lax.scan(body, (zeros_g, zeros_s), (micro, jnp.arange(a)))
 
-    grad_norm = optax.global_norm(grads)
+    grad_norm = optax.tree.norm(grads)
     updates, new_opt_state = tx.update(grads, state.opt_state, state.params)
     new_params = optax.apply_updates(state.params, updates)
     metrics = metrics_from_sums(sums)
@@ -299,12 +364,6 @@ def train_step(
         finite=finite.astype(jnp.int32),
     )
     return new_state, metrics
-
-
-def loss_sums_shape(objective: str) -> dict[str, None]:
-    return dict.fromkeys(
-        ("mlm_loss", "mlm_correct", "mlm_weight", "nsp_loss", "nsp_correct", "nsp_count")
-    )
 
 
 def eval_step(params: Any, batch: Batch, *, model_def: ModelDef, objective: str) -> dict:
@@ -629,6 +688,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
     data = bootstrap.resolve_data(cfg, workdir)
     model_config = build_model_config(cfg, data)
     total_steps = int(cfg["num_train_steps"])
+    stop_at = int(cfg.get("stop_at_step", 0) or 0) or total_steps
     logging.info(
         "model %s (%s params), %s examples L=%d P=%d, %d devices on %d hosts, mesh %s",
         cfg["model"],
@@ -641,26 +701,8 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         dict(mesh.shape),
     )
 
-    model_def, abstract_params = abstract_model(model_config)
-    tx = make_optimizer(cfg, abstract_params)
-    seed = int(cfg["seed"])
-
-    def init(params: Any = None) -> TrainState:
-        if params is None:
-            model = models.PretrainingModel(
-                model_config, rngs=nnx.Rngs(params=seed, dropout=seed + 1)
-            )
-            params = nnx.state(model, nnx.Param)
-        return TrainState(
-            step=jnp.zeros((), jnp.int32),
-            params=params,
-            opt_state=tx.init(params),
-            rng=jax.random.key_data(jax.random.key(seed + 2)),
-        )
-
-    abstract_state = jax.eval_shape(init)
-    shardings = sharding.state_shardings(abstract_state, mesh)
-    target = abstract_with_shardings(abstract_state, shardings)
+    program = build_program(model_config, cfg, data.objective, mesh)
+    target = abstract_with_shardings(program.abstract_state, program.shardings)
 
     ckpt = checkpointing.Checkpointer(
         checkpointing.checkpoint_dir(workdir),
@@ -680,13 +722,13 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
             raise FileNotFoundError(f"--config.init_from={src}: no complete checkpoint there")
         params = other.restore_params(src_step, target.params)
         other.close()
-        state = jax.jit(init, out_shardings=shardings)(params)
+        state = program.init_from_params(params)
         logging.info("initialised parameters from %s step %d", src_dir, src_step)
     else:
-        state = jax.jit(init, out_shardings=shardings)()
+        state = program.init()
     start = int(jax.device_get(state.step))
 
-    p_train, p_eval = jit_steps(model_def, tx, cfg, data.objective, mesh, shardings)
+    p_train, p_eval = program.train_step, program.eval_step
     train_loader = make_loader(cfg, data)
     eval_loader = make_loader(cfg, data, eval_split=True) if data.has_eval else None
     meta = {
@@ -752,7 +794,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         last_saved = done
 
     try:
-        for step in range(start, total_steps):
+        for step in range(start, min(stop_at, total_steps)):
             batch = sharding.global_batch(train_loader.batch(step), mesh)
             state, metrics = p_train(state, batch)
             if pending is not None:
@@ -760,7 +802,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
             pending = (step + 1, metrics)
             done = step + 1
             want_eval = eval_loader is not None and (done % eval_every == 0 or done == total_steps)
-            want_save = done % ckpt_every == 0 or done == total_steps
+            want_save = done % ckpt_every == 0 or done in (total_steps, stop_at)
             preempted = watcher.should_stop(done)
             if want_eval or want_save or preempted:
                 handle(pending)

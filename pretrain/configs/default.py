@@ -34,6 +34,7 @@ def get_config() -> ml_collections.ConfigDict:
     c.global_batch_size = 256
     c.grad_accum_steps = 1  # micro-batches per step (lax.scan); divides the per-device batch
     c.num_train_steps = 1_000_000
+    c.stop_at_step = 0  # stop (with a checkpoint) here; 0 = num_train_steps. For time-limited jobs
     c.warmup_steps = 10_000
     c.learning_rate = 1e-4
     c.end_learning_rate = 0.0
