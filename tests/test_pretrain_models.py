@@ -275,3 +275,22 @@ def test_flops_table_arithmetic(capsys):
     assert flops.main(["--presets", "--format", "text"]) == 0
     printed = capsys.readouterr().out
     assert "roberta-large" in printed and "336,689,408" in printed
+
+
+def test_remat_same_outputs_and_gradients():
+    cfg = tiny("bert", dtype="float32")
+    batch = make_batch("bert")
+    plain = models.build_model(cfg, seed=5)
+    remat = models.build_model(cfg.replace(remat=True), seed=5)
+
+    def loss(model):
+        out = run(model, batch, deterministic=False, rngs=nnx.Rngs(dropout=jax.random.key(1)))
+        return out["mlm_logits"].std() + out["nsp_logits"].mean()
+
+    l1, g1 = nnx.value_and_grad(loss)(plain)
+    l2, g2 = nnx.value_and_grad(loss)(remat)
+    np.testing.assert_allclose(l1, l2, rtol=1e-6)
+    flat1, flat2 = jax.tree.leaves(g1), jax.tree.leaves(g2)
+    assert len(flat1) == len(flat2)
+    for a, b in zip(flat1, flat2, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
