@@ -65,6 +65,41 @@ def splitting_throughput(lines: list[str]) -> dict:
     }
 
 
+def reference_hf_bpe(lines: list[str], vocab: int) -> dict:
+    """Reference: tokenizers' own BPE pipeline (Rust normaliser, pre-tokeniser, ## trainer).
+
+    What `bpe` would cost without our Python pre-tokenisation; its output is not
+    used (its continuation-symbol ids depend on hash order, so it is not
+    deterministic, which is why `tokenizer.train` marks continuations itself).
+    """
+    import resource
+
+    from tokenizers import Tokenizer, models, trainers
+
+    from tokenizer.wordpiece import bert_normalizer, bert_pre_tokenizer
+
+    tok = Tokenizer(models.BPE(continuing_subword_prefix="##"))
+    tok.normalizer = bert_normalizer()
+    tok.pre_tokenizer = bert_pre_tokenizer()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab, min_frequency=2, continuing_subword_prefix="##", show_progress=False
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.perf_counter()
+    tok.train_from_iterator(lines, trainer, length=len(lines))
+    wall = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "method": "reference: tokenizers BPE, own pre-tokeniser (in-process)",
+        "input_mb": round(sum(len(x.encode("utf-8")) + 1 for x in lines) / 1e6, 2),
+        "wall_s": round(wall, 1),
+        "segment_s": None,
+        "train_s": round(wall, 1),
+        "peak_rss_mb": f"{peak / 1024:.1f} (bench process, +{(peak - before) / 1024:.1f})",
+        "vocab_size": tok.get_vocab_size(),
+    }
+
+
 def train_once(method: str, args: argparse.Namespace) -> dict:
     """Runs one training in a child process; returns wall time, phases and peak RSS."""
     out = Path(args.output_root) / f"{method}-{args.vocab}"
@@ -117,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     p.add_argument("--output-root", default="/tmp/tok/bench")
+    p.add_argument("--no-reference", action="store_true", help="skip the in-process HF run")
     p.add_argument("--json", default=None, help="write the results here")
     args = p.parse_args(argv)
 
@@ -130,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{split['morpheme_pretokenize_mb_s']} | {split['word_pretokenize_mb_s']} |"
     )
     runs = [train_once(m, args) for m in args.methods]
+    if not args.no_reference:
+        runs.append(reference_hf_bpe(_sample_lines(args.input, args.max_bytes), args.vocab))
     print(f"\n## End-to-end training, vocab {args.vocab}, workers {args.workers}")
     print("| method | input MB | wall s | segment s | train s | peak RSS MB |")
     print("|---|---:|---:|---:|---:|---:|")
