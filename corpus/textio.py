@@ -41,6 +41,11 @@ class InputError(ValueError):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {reason}")
 
+    def __reduce__(self):
+        # picklable with its three arguments: an error raised in a worker process must reach
+        # the parent (multiprocessing's pool hangs on an exception it cannot unpickle)
+        return (type(self), (self.path, self.line, self.reason))
+
 
 @dataclass
 class Quarantine:
