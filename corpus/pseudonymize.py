@@ -49,20 +49,26 @@ def process_shard(job: ShardJob) -> dict:
     opts = ReadOptions()
     read = changed = 0
     spans_per_type = dict.fromkeys(pz.types, 0)
+    by_source: dict[str, dict[str, int]] = {}
     report = RecordWriter(job.output_path(SPANS_DIR)) if cfg["report"] else None
     try:
         with RecordWriter(job.output_path()) as out:
             for rec in iter_records(
                 job.input_path,
                 fmt=cfg["format"],
+                text_field=cfg.get("text_field"),
+                column=cfg.get("column"),
                 on_error=cfg["on_error"],
                 quarantine=job.quarantine,
                 options=opts,
             ):
                 read += 1
+                src = by_source.setdefault(rec.source, {"read": 0, "changed": 0})
+                src["read"] += 1
                 new_text, spans = pz.apply(rec.text)
                 if spans:
                     changed += 1
+                    src["changed"] += 1
                     for sp in spans:
                         spans_per_type[sp.type] += 1
                         if report is not None:
@@ -88,6 +94,7 @@ def process_shard(job: ShardJob) -> dict:
         "changed": changed,
         "unchanged": read - changed,
         "spans": spans_per_type,
+        "by_source": by_source,
     }
     if opts.skipped:
         counts["skipped"] = dict(opts.skipped)
@@ -147,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--report", default=None, help="write a span report (id, type, offsets, hash)")
     p.add_argument("--format", choices=FORMATS, default="auto", help="input format")
+    p.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
+    p.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
     add_executor_arguments(p)
     return p
 
@@ -167,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         "report": bool(args.report),
         "format": args.format,
         "on_error": args.on_error,
+        "text_field": args.text_field,
+        "column": int(args.column) if args.column and args.column.isdigit() else args.column,
     }
     counts = run_stage(
         STAGE,
