@@ -1,7 +1,7 @@
 """Does the pretraining loader keep up? Loader examples/s against what train steps consume.
 
     python -m bench.input_pipeline [--data-dir D] [--tokenizer TOK] [--files 2]
-        [--batch-size 64] [--steps 40] [--workers 2] [--mfu 0.4] [--json OUT]
+        [--batch-size 64] [--steps 20] [--workers 2] [--mfu 0.4] [--json OUT]
 
 1. Examples: BERT (NSP + static masking) and RoBERTa (packed, masked in the
    loader) examples at L=128 and L=512 are built from the first ``--files``
@@ -10,7 +10,7 @@
    cached under ``--cache``.
 2. Loader: `pretrain.input_pipeline.make_loader(...).batch(step)` timed in one
    process (examples/s per process), and the iterator with ``--workers``
-   worker processes.
+   worker processes; each is the best of 3 rounds of ``--steps`` batches.
 3. Demand: the tiny model's train step (forward + backward + AdamW, float32,
    jit) is timed on this machine's CPU with batches of the same shape; for the
    paper's base/large models the tokens/s a device consumes is
@@ -67,14 +67,18 @@ def time_loader(examples: Path, batch_size: int, steps: int, workers: int) -> di
 
     loader = make_loader(examples, global_batch_size=batch_size, seed=0, prefetch=0)
     loader.batch(0)
-    t0 = time.perf_counter()
-    real = 0
-    for step in range(1, steps + 1):
-        real += int(loader.batch(step)["attention_mask"].sum())
-    dt = time.perf_counter() - t0
+    # Best of 3 rounds: on a shared machine the fastest round is the closest to a free core.
+    rates, real, step = [], 0, 1
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            real += int(loader.batch(step)["attention_mask"].sum())
+            step += 1
+        rates.append(steps * batch_size / (time.perf_counter() - t0))
     out = {
-        "examples_per_s": steps * batch_size / dt,
-        "real_token_share": real / (steps * batch_size * loader.max_seq_length),
+        "examples_per_s": max(rates),
+        "examples_per_s_rounds": rates,
+        "real_token_share": real / ((step - 1) * batch_size * loader.max_seq_length),
         "examples": loader.num_examples,
     }
     if workers > 0:
@@ -84,10 +88,13 @@ def time_loader(examples: Path, batch_size: int, steps: int, workers: int) -> di
         it = iter(par)
         for _ in range(workers + 2):  # start the processes and fill the pipeline
             next(it)
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            next(it)
-        out[f"examples_per_s_{workers}_workers"] = steps * batch_size / (time.perf_counter() - t0)
+        rates = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                next(it)
+            rates.append(steps * batch_size / (time.perf_counter() - t0))
+        out[f"examples_per_s_{workers}_workers"] = max(rates)
         it.close()
     return out
 
@@ -170,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokenizer", default=None, help="tokenizer folder (default: stand-in)")
     parser.add_argument("--files", type=int, default=2, help="kowiki files to build from")
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--steps", type=int, default=20, help="batches per timed round (3 rounds)")
     parser.add_argument("--workers", type=int, default=2, help="loader worker processes")
     parser.add_argument("--mfu", type=float, default=0.4, help="assumed accelerator MFU")
     parser.add_argument("--cache", default=os.path.join("/tmp", "bench_input_pipeline"))
@@ -215,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     tiny_tokens = time_tiny_step(32, 128, 20, vocab_size)
     demand = [
         {
-            "model": "tiny",
+            "model": "tiny (bert step)",
             "objective": objective,
             "device": "this CPU (measured)",
             "seq_len": 128,
@@ -248,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def render(result: dict) -> str:
+    """The two markdown tables of docs/pretrain_data.md."""
     lines = [
         "| objective | L | examples | loader ex/s (1 process) | ex/s with workers "
         "| real-token share |",
