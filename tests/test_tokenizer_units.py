@@ -118,3 +118,12 @@ def test_stats_exact_values_on_a_hand_made_vocabulary():
     assert stats.inner_boundaries == 4 and stats.morpheme_boundaries == 4
     s = stats.summary()
     assert s["fertility"] == pytest.approx(9 / 5) and s["continued"] == pytest.approx(0.6)
+
+
+def test_isolated_characters_have_no_continuation_form():
+    # 5 specials + 98 characters (94 ASCII, U+2581, 가, 漢, 。) + 64 ## forms (62 ASCII
+    # letters and digits, U+2581, 가): none for the ideograph or the punctuation
+    vocab, _ = assemble_vocab(["가", "漢", "。"], [], 167)
+    assert len(vocab) == 167
+    assert "漢" in vocab and "。" in vocab and "##가" in vocab
+    assert "##漢" not in vocab and "##。" not in vocab and "##." not in vocab

@@ -41,7 +41,7 @@ from tokenizer.wordpiece import (
     FORCED_CHARS,
     SPECIAL_TOKENS,
     assemble_vocab,
-    is_punctuation,
+    is_isolated,
     unit_to_wordpiece,
     unshadow,
     write_folder,
@@ -185,7 +185,7 @@ def _train_hf_bpe(
         )
     alphabet = sorted({unshadow(c) for c in kept})
     base = len(set(alphabet) | set(FORCED_CHARS))
-    base_tokens = base + sum(1 for c in set(alphabet) | set(FORCED_CHARS) if not is_punctuation(c))
+    base_tokens = base + sum(1 for c in set(alphabet) | set(FORCED_CHARS) if not is_isolated(c))
     merges_needed = max(0, vocab_size - len(SPECIAL_TOKENS) - base_tokens)
     trainer_size = len(kept) + merges_needed + merges_needed // 100 + 10
     tok = Tokenizer(models.BPE(unk_token=None))

@@ -122,6 +122,29 @@ def is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch).startswith("P")
 
 
+_CJK_RANGES = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B820, 0x2CEAF),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
+
+
+def is_isolated(ch: str) -> bool:
+    """Characters the inference tokenizer always makes a word of their own.
+
+    Punctuation (BertPreTokenizer) and CJK ideographs (BertNormalizer's
+    handle_chinese_chars puts spaces around them): their ``##`` forms could
+    never be used, so the vocabulary does not spend entries on them.
+    """
+    cp = ord(ch)
+    return is_punctuation(ch) or any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
 def is_artefact(token: str) -> bool:
     """Tokens the marking scheme must never produce (see the module docstring)."""
     body = token[len(PREFIX) :] if token.startswith(PREFIX) else token
@@ -141,14 +164,15 @@ def assemble_vocab(
 
     Both forms of each character keep words with a rare continuation character
     from becoming a whole-word [UNK] (WordPiece has no character fallback).
-    Punctuation gets only the word form (BertPreTokenizer isolates it).
+    Characters that are always a word of their own (`is_isolated`) get only
+    the word form.
     Returns exactly `vocab_size` tokens or raises ValueError when the corpus
     does not support that many.
     """
     chars = sorted(set(alphabet) | set(FORCED_CHARS))
     vocab: list[str] = list(SPECIAL_TOKENS)
     seen = set(vocab)
-    base = [c for c in chars] + [PREFIX + c for c in chars if not is_punctuation(c)]
+    base = [c for c in chars] + [PREFIX + c for c in chars if not is_isolated(c)]
     counts = {"alphabet_chars": len(chars), "base_tokens": len(base), "learned_available": 0}
     if len(vocab) + len(base) > vocab_size:
         raise ValueError(
