@@ -143,6 +143,14 @@ def test_matching_manifest_skips_work(trained):
     assert manifest["counts"]["lines"] == len(TEXTS)
 
 
+def test_a_different_finished_run_is_not_overwritten(trained, tmp_path):
+    d = trained["sentencepiece-bpe"]
+    before = (d / "vocab.txt").read_bytes()
+    with pytest.raises(FileExistsError, match="--force"):
+        train_tokenizer(TEXTS[:100], d, vocab_size=VOCAB, method="sentencepiece-bpe")
+    assert (d / "vocab.txt").read_bytes() == before
+
+
 def test_cli_on_files_and_input_hash(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(TEXTS[:1500]) + "\n", encoding="utf-8")

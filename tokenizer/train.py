@@ -303,8 +303,9 @@ def train_tokenizer(
     `corpus.readers`), or a list of texts (a list of strings that are not all
     existing paths; held in memory, for small corpora). Work is skipped when
     `output_dir/manifest.json` matches the inputs and config. Raises
-    `EmptyCorpusError` for an empty corpus and `ValueError` when the corpus
-    cannot support `vocab_size` entries.
+    `EmptyCorpusError` for an empty corpus, `ValueError` when the corpus
+    cannot support `vocab_size` entries, and `FileExistsError` when the folder
+    holds a different finished run (unless `force`).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -319,6 +320,11 @@ def train_tokenizer(
         log.info("%s: manifest matches inputs and config, skipping", out)
         return out
     if manifest_path.exists():
+        if not force:
+            raise FileExistsError(
+                f"{out} holds a finished run with other inputs or config; "
+                "choose another --output or pass --force to replace it"
+            )
         manifest_path.unlink()  # the folder is incomplete until the new manifest is written
 
     counts: collections.Counter = collections.Counter()
@@ -469,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
             argv=["python", "-m", STAGE, *(argv if argv is not None else sys.argv[1:])],
             force=args.force,
         )
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
