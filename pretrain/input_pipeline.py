@@ -366,3 +366,85 @@ def synthetic_batch(
         out["input_ids"][row, :n] = ids
         out["attention_mask"][row, :n] = 1
     return out
+
+
+def batch_statistics(loader: PretrainLoader, steps: int, start_step: int = 0) -> dict[str, Any]:
+    """Masking and packing statistics over `steps` batches (for checks and the docs).
+
+    ``mask_rate`` is predictions over maskable tokens (real, non-special);
+    ``mask_token_share`` / ``kept_share`` / ``random_share`` split the
+    predictions into [MASK], unchanged and replaced (a random draw equal to
+    the original counts as unchanged); ``split_words`` counts words only partly
+    chosen (0 by construction).
+    """
+    vocab = (loader.examples_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    spec = MaskingSpec.from_vocab(vocab, max_predictions=loader.max_predictions)
+    totals = collections.Counter()
+    for step in range(start_step, start_step + steps):
+        b = loader.batch(step)
+        real = b["attention_mask"].astype(bool)
+        orig = b["input_ids"].copy()
+        rows = np.arange(orig.shape[0])[:, None]
+        w = b["masked_weights"] > 0
+        orig[np.broadcast_to(rows, w.shape)[w], b["masked_positions"][w]] = b["masked_ids"][w]
+        maskable = real & ~spec.is_special[orig]
+        chosen = np.zeros_like(real)
+        chosen[np.broadcast_to(rows, w.shape)[w], b["masked_positions"][w]] = True
+        now = b["input_ids"]
+        totals["sequences"] += orig.shape[0]
+        totals["real_tokens"] += int(real.sum())
+        totals["slots"] += real.size
+        totals["maskable"] += int(maskable.sum())
+        totals["predictions"] += int(w.sum())
+        totals["as_mask"] += int((chosen & (now == spec.mask_id)).sum())
+        totals["kept"] += int((chosen & (now == orig)).sum())
+        totals["nsp_not_next"] += int(b["nsp_labels"].sum())
+        starts = maskable.copy()
+        starts[:, 1:] &= ~(spec.is_continuation[orig[:, 1:]] & maskable[:, :-1])
+        # Word ids unique over the batch; a word is split if only some of its pieces are chosen.
+        word = (np.cumsum(starts, axis=1) + rows * (orig.shape[1] + 1))[maskable]
+        size = orig.shape[0] * (orig.shape[1] + 1)
+        pieces = np.bincount(word, minlength=size)
+        picked = np.bincount(word, weights=chosen[maskable], minlength=size)
+        totals["split_words"] += int(((picked > 0) & (picked != pieces)).sum())
+    p = max(totals["predictions"], 1)
+    return {
+        "sequences": totals["sequences"],
+        "real_token_share": totals["real_tokens"] / max(totals["slots"], 1),
+        "mask_rate": totals["predictions"] / max(totals["maskable"], 1),
+        "mask_token_share": totals["as_mask"] / p,
+        "kept_share": totals["kept"] / p,
+        "random_share": (p - totals["as_mask"] - totals["kept"]) / p,
+        "predictions_per_sequence": totals["predictions"] / max(totals["sequences"], 1),
+        "nsp_not_next_share": totals["nsp_not_next"] / max(totals["sequences"], 1),
+        "split_words": totals["split_words"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pretrain.input_pipeline --examples DIR``: manifest summary + batch statistics."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pretrain.input_pipeline", description=__doc__)
+    parser.add_argument("--examples", required=True, help="examples folder (pretrain.build_data)")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=50, help="batches to measure")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    loader = make_loader(
+        args.examples, global_batch_size=args.batch_size, seed=args.seed, prefetch=0
+    )
+    m = loader.manifest
+    summary = {
+        k: m[k]
+        for k in ("objective", "max_seq_length", "max_predictions_per_seq", "vocab_size", "seed")
+    }
+    summary["examples"] = loader.num_examples
+    summary["counts"] = m["counts"]
+    summary["batches"] = batch_statistics(loader, args.steps)
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

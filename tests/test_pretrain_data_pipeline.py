@@ -378,3 +378,35 @@ def test_worker_processes_give_the_same_stream(built):
                 np.testing.assert_array_equal(got[key], ref.batch(step)[key])
     finally:
         par.close()
+
+
+def test_batch_statistics_catches_split_words(built):
+    from pretrain.input_pipeline import batch_statistics
+
+    loader = make_loader(built["roberta"], global_batch_size=8, seed=0, prefetch=0)
+    stats = batch_statistics(loader, 3)
+    assert stats["split_words"] == 0 and stats["sequences"] == 24
+    assert stats["mask_token_share"] + stats["kept_share"] + stats["random_share"] == 1.0
+
+    # Un-mask one piece of a chosen multi-piece word: the statistics must notice.
+    spec = spec_for(built["roberta"])
+    good = loader.batch(0)
+    bad = {k: v.copy() for k, v in good.items()}
+    for row in range(8):
+        orig = originals(good, row)
+        wid = word_ids(orig, spec)
+        n = int(good["masked_weights"][row].sum())
+        pos = good["masked_positions"][row, :n]
+        multi = [k for k in range(n) if (wid == wid[pos[k]]).sum() > 1]
+        if multi:
+            k = multi[0]
+            bad["input_ids"][row, pos[k]] = good["masked_ids"][row, k]
+            keep = [j for j in range(n) if j != k]
+            for key in ("masked_positions", "masked_ids", "masked_weights"):
+                bad[key][row] = 0
+                bad[key][row, : n - 1] = good[key][row, keep]
+            break
+    else:
+        pytest.skip("no multi-piece word chosen in this batch")
+    loader.batch = lambda step: bad
+    assert batch_statistics(loader, 1)["split_words"] == 1
