@@ -1,0 +1,373 @@
+"""Okapi BM25 over scipy.sparse: the benchmark index and the vectorised scorer.
+
+Scoring matches `rank_bm25.BM25Okapi` exactly (tested): with ``N`` documents,
+document frequency ``n(t)``, term frequency ``f(t, d)``, document length
+``|d|`` and mean length ``avgdl``,
+
+    idf(t)      = ln(N - n(t) + 0.5) - ln(n(t) + 0.5)      (the ATIRE/Robertson form
+                  rank_bm25 uses; negative values, for terms in more than half
+                  the documents, are floored to epsilon * mean(idf), epsilon=0.25,
+                  mean taken over every vocabulary term before flooring)
+    score(q, d) = sum over query tokens t (with repetition) of
+                  idf(t) * f(t,d) * (k1 + 1) / (f(t,d) + k1 * (1 - b + b * |d| / avgdl))
+
+with k1 = 1.5 and b = 0.75. Tokens absent from the index score 0.
+
+Vectorisation: the per-(term, document) weight ``idf * f * (k1+1) / (f + k1 *
+norm_d)`` does not depend on the query, so it is precomputed once into a sparse
+term-by-document matrix ``W``. A batch of queries becomes a sparse count matrix
+``Q`` (queries x terms) and all scores are one sparse product ``Q @ W``; the
+best match per query is a row-wise max over the non-zeros. No Python loop
+runs over documents or over query tokens.
+
+Normalisation (chosen by measurement, see docs/corpus.md and
+`corpus.calibrate`): ``sim(q, d) = score(q, d) / max(self(q), self(d))`` where
+``self(x)`` is the BM25 score of ``x`` against itself under the index's
+statistics. An exact copy scores 1; a sentence that merely contains a short
+benchmark title scores low because its own self-score is large; ``doc`` (score
+/ self(d)) and ``query`` (score / self(q)) are also available.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+NORMALISATIONS = ("max", "doc", "query", "raw")
+TOKENIZERS = ("morph", "eojeol", "char2")
+
+_MECAB = None
+
+
+def _mecab():
+    global _MECAB
+    if _MECAB is None:
+        import mecab
+
+        _MECAB = mecab.MeCab()
+    return _MECAB
+
+
+def tokenize(text: str, kind: str = "morph") -> list[str]:
+    """Splits `text` into BM25 tokens.
+
+    - ``morph``: Mecab-ko morphemes (surface forms): robust to spacing
+      differences and to a changed particle (only the particle token changes).
+    - ``eojeol``: whitespace-separated words: cheap, but one changed particle
+      or space changes the whole word.
+    - ``char2``: character bigrams of the text with spaces removed: robust to
+      everything, but many more tokens per sentence (slower, denser index).
+    """
+    if kind == "morph":
+        return _mecab().morphs(text)
+    if kind == "eojeol":
+        return text.split()
+    if kind == "char2":
+        s = "".join(text.split())
+        return [s[i : i + 2] for i in range(len(s) - 1)] or ([s] if s else [])
+    raise ValueError(f"unknown tokenizer {kind!r}; choose from {TOKENIZERS}")
+
+
+@dataclass
+class BM25Index:
+    """A BM25 index over benchmark sentences, plus per-document metadata."""
+
+    vocab: dict[str, int]
+    idf: np.ndarray  # (V,) float64, floored as in rank_bm25
+    weights: sp.csr_matrix  # (V, N) query-independent term weights
+    doc_len: np.ndarray  # (N,)
+    avgdl: float
+    self_score: np.ndarray  # (N,) score(d, d)
+    k1: float = 1.5
+    b: float = 0.75
+    epsilon: float = 0.25
+    tokenizer: str = "morph"
+    meta: list[dict] = field(default_factory=list)  # per document: guid, task, split, field, text
+    common_df: int | None = None  # df above which a term is "common" (default max(64, N/128))
+    _rare_weights: sp.csr_matrix | None = field(default=None, repr=False)
+
+    @property
+    def num_docs(self) -> int:
+        return int(self.weights.shape[1])
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def build(
+        cls,
+        docs: Sequence[Sequence[str]],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        epsilon: float = 0.25,
+        tokenizer: str = "morph",
+        meta: list[dict] | None = None,
+    ) -> BM25Index:
+        """Indexes tokenised documents (same statistics as ``BM25Okapi(docs)``)."""
+        if not docs:
+            raise ValueError("cannot build a BM25 index over zero documents")
+        vocab: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        for j, toks in enumerate(docs):
+            for t in toks:
+                rows.append(vocab.setdefault(t, len(vocab)))
+                cols.append(j)
+        n = len(docs)
+        tf = sp.csr_matrix(
+            (np.ones(len(rows), dtype=np.float64), (np.asarray(rows), np.asarray(cols))),
+            shape=(len(vocab), n),
+        )
+        tf.sum_duplicates()
+        doc_len = np.fromiter((len(d) for d in docs), dtype=np.float64, count=n)
+        avgdl = float(doc_len.sum() / n)
+        df = np.diff(tf.indptr).astype(np.float64)  # docs per term (rows are terms)
+        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+        average_idf = float(idf.sum() / len(idf)) if len(idf) else 0.0
+        idf = np.where(idf < 0, epsilon * average_idf, idf)
+        norm = k1 * (1.0 - b + b * doc_len / avgdl)
+        w = tf.copy()
+        f = w.data
+        term_of = np.repeat(np.arange(len(vocab)), np.diff(w.indptr))
+        w.data = idf[term_of] * f * (k1 + 1.0) / (f + norm[w.indices])
+        self_score = np.asarray(tf.multiply(w).sum(axis=0)).ravel()
+        return cls(
+            vocab=vocab,
+            idf=idf,
+            weights=w.tocsr(),
+            doc_len=doc_len,
+            avgdl=avgdl,
+            self_score=self_score,
+            k1=k1,
+            b=b,
+            epsilon=epsilon,
+            tokenizer=tokenizer,
+            meta=list(meta) if meta is not None else [{} for _ in range(n)],
+        )
+
+    # ---------------------------------------------------------------- scoring
+    def query_matrix(self, queries: Iterable[Sequence[str]]) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Token lists -> (sparse count matrix over the vocabulary, query lengths)."""
+        vocab = self.vocab
+        indptr = [0]
+        indices: list[int] = []
+        lengths: list[int] = []
+        for toks in queries:
+            lengths.append(len(toks))
+            for t in toks:
+                i = vocab.get(t)
+                if i is not None:
+                    indices.append(i)
+            indptr.append(len(indices))
+        q = sp.csr_matrix(
+            (np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
+            shape=(len(lengths), len(vocab)),
+        )
+        q.sum_duplicates()
+        return q, np.asarray(lengths, dtype=np.float64)
+
+    def score_matrix(self, queries: Iterable[Sequence[str]]) -> sp.csr_matrix:
+        """Raw BM25 scores, queries x documents, as a sparse matrix (zeros omitted)."""
+        q, _ = self.query_matrix(queries)
+        return (q @ self.weights).tocsr()
+
+    def get_scores(self, query: Sequence[str]) -> np.ndarray:
+        """Dense raw scores of one query against every document (rank_bm25's get_scores)."""
+        return self.score_matrix([query]).toarray().ravel()
+
+    def query_self_scores(self, q: sp.csr_matrix, lengths: np.ndarray) -> np.ndarray:
+        """BM25 score of each query against itself as if it were a document of the index."""
+        f = q.data
+        rows = np.repeat(np.arange(q.shape[0]), np.diff(q.indptr))
+        norm = self.k1 * (1.0 - self.b + self.b * lengths / self.avgdl)
+        contrib = f * self.idf[q.indices] * f * (self.k1 + 1.0) / (f + norm[rows])
+        return np.bincount(rows, weights=contrib, minlength=q.shape[0])
+
+    def _split_common(self) -> None:
+        """Splits the vocabulary into common terms (df > `common_df`) and the rest, once."""
+        if self._rare_weights is not None:
+            return
+        df = np.diff(self.weights.indptr)
+        limit = self.common_df if self.common_df is not None else max(64, self.num_docs // 128)
+        common = df > limit
+        keep_rare = sp.diags((~common).astype(np.float64))
+        self._rare_weights = (keep_rare @ self.weights).tocsr()
+        self._rare_weights.eliminate_zeros()
+        self._common_ids = np.flatnonzero(common)
+        self._common_pos = np.full(len(df), -1, dtype=np.int64)
+        self._common_pos[self._common_ids] = np.arange(len(self._common_ids))
+        # Documents x common terms, for exact per-pair lookups of the common part.
+        self._common_by_doc = self.weights[self._common_ids].T.tocsr()
+        self._common_max = np.asarray(self.weights[self._common_ids].max(axis=1).todense()).ravel()
+
+    def best_matches(
+        self,
+        queries: Sequence[Sequence[str]],
+        norm: str = "max",
+        threshold: float | None = None,
+        exact: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each query: (best document index or -1, normalised similarity, raw score).
+
+        The best document is the one with the highest *normalised* similarity
+        (ties: lowest index). With `threshold`, the answer is exact for every
+        query whose best similarity reaches it, and a reported similarity below
+        `threshold` means the true one is below it too (enough to decide
+        removal; much faster). Without it every answer is exact. For ``max``
+        and ``query`` normalisation the result is computed in two steps, because a full ``Q @ W`` is
+        slow when queries share very common morphemes (particles, ``다``, ``.``)
+        with most of the index:
+
+        1. candidates = documents sharing at least one non-common term with the
+           query (sparse product over the rare part of ``W``), with their exact
+           score (rare part + common part looked up per pair);
+        2. any other document can only score through common terms, at most
+           ``sum qtf * max W[t, :]`` over the query's common terms; when that
+           bound, normalised by the query's self-score (a lower bound of the
+           denominator), could beat the best candidate, the query is rescored
+           against the full index.
+
+        With ``exact=False`` step 2 only rescues queries that have no candidate
+        at all (sentences made only of common morphemes, e.g. ``감사합니다.``):
+        a benchmark sentence sharing no uncommon morpheme with the query is
+        not looked at. `corpus.calibrate` measures how often that changes a
+        removal decision (it is the fast path `corpus.dedup` uses by default).
+        """
+        if norm not in NORMALISATIONS:
+            raise ValueError(f"unknown normalisation {norm!r}; choose from {NORMALISATIONS}")
+        q, lengths = self.query_matrix(queries)
+        if norm not in ("max", "query"):
+            return self._best(q, lengths, q @ self.weights, norm)
+        self._split_common()
+        cand = (q @ self._rare_weights).tocsr()
+        cand.sum_duplicates()
+        nq = q.shape[0]
+        # Exact common-term part of each candidate pair.
+        pair_rows = np.repeat(np.arange(nq), np.diff(cand.indptr))
+        qc = q[:, self._common_ids].toarray()  # (nq, |C|) query counts of common terms
+        sub = self._common_by_doc[cand.indices]
+        per_pair = np.repeat(np.arange(len(cand.indices)), np.diff(sub.indptr))
+        vals = sub.data * qc[pair_rows[per_pair], sub.indices]
+        cand.data = cand.data + np.bincount(per_pair, weights=vals, minlength=len(cand.data))
+        best, best_sim, best_raw = self._best(q, lengths, cand, norm)
+        bound = qc @ self._common_max
+        self_q = self.query_self_scores(q, lengths)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound_sim = np.where(self_q > 0, bound / np.where(self_q > 0, self_q, 1.0), 0.0)
+        need = (bound > 0) & (bound_sim >= best_sim)
+        if not exact:
+            need &= best < 0
+        if threshold is not None:
+            need &= bound_sim >= threshold
+        redo = np.flatnonzero(need)
+        if len(redo):
+            sub_q = q[redo]
+            b2, s2, r2 = self._best(sub_q, lengths[redo], sub_q @ self.weights, norm)
+            best[redo], best_sim[redo], best_raw[redo] = b2, s2, r2
+        return best, best_sim, best_raw
+
+    def _best(
+        self, q: sp.csr_matrix, lengths: np.ndarray, scores: sp.spmatrix, norm: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        s = scores.tocsr()
+        s.sum_duplicates()
+        nq = s.shape[0]
+        rows = np.repeat(np.arange(nq), np.diff(s.indptr))
+        raw = s.data
+        if norm == "raw":
+            sim = raw
+        else:
+            denom = None
+            if norm in ("doc", "max"):
+                denom = self.self_score[s.indices]
+            if norm in ("query", "max"):
+                sq = self.query_self_scores(q, lengths)[rows]
+                denom = sq if denom is None else np.maximum(denom, sq)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sim = np.where(denom > 0, raw / np.where(denom > 0, denom, 1.0), 0.0)
+        best = np.full(nq, -1, dtype=np.int64)
+        best_sim = np.zeros(nq)
+        best_raw = np.zeros(nq)
+        keep = raw > 0
+        if not keep.all():
+            rows, sim, raw, cols = rows[keep], sim[keep], raw[keep], s.indices[keep]
+        else:
+            cols = s.indices
+        if len(sim):
+            # Row-wise argmax over the non-zeros in O(nnz): rows are contiguous,
+            # so reduceat gives each row's max; ties go to the lowest document.
+            starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+            r = rows[starts]
+            row_max = np.maximum.reduceat(sim, starts)
+            seg = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(sim)]))
+            big = np.iinfo(np.int64).max
+            cand_col = np.where(sim == row_max[seg], cols.astype(np.int64), big)
+            best_col = np.minimum.reduceat(cand_col, starts)
+            pos = np.flatnonzero((sim == row_max[seg]) & (cols == best_col[seg]))
+            pos = pos[np.r_[True, seg[pos][1:] != seg[pos][:-1]]]
+            best[r] = best_col
+            best_sim[r] = sim[pos]
+            best_raw[r] = raw[pos]
+        return best, best_sim, best_raw
+
+    # ------------------------------------------------------------- persistence
+    def save(self, directory: str | os.PathLike) -> None:
+        """Writes ``bm25_index.npz`` and ``bm25_meta.json`` to `directory` atomically."""
+        os.makedirs(directory, exist_ok=True)
+        npz = os.path.join(directory, "bm25_index.npz")
+        tmp = npz + ".tmp.npz"
+        w = self.weights
+        np.savez(
+            tmp,
+            idf=self.idf,
+            data=w.data,
+            indices=w.indices,
+            indptr=w.indptr,
+            shape=np.asarray(w.shape),
+            doc_len=self.doc_len,
+            self_score=self.self_score,
+        )
+        os.replace(tmp, npz)
+        meta_path = os.path.join(directory, "bm25_meta.json")
+        terms = [None] * len(self.vocab)
+        for t, i in self.vocab.items():
+            terms[i] = t
+        info = {
+            "k1": self.k1,
+            "b": self.b,
+            "epsilon": self.epsilon,
+            "avgdl": self.avgdl,
+            "tokenizer": self.tokenizer,
+            "terms": terms,
+            "docs": self.meta,
+        }
+        with open(meta_path + ".tmp", "w", encoding="utf-8") as fh:
+            json.dump(info, fh, ensure_ascii=False)
+        os.replace(meta_path + ".tmp", meta_path)
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike) -> BM25Index:
+        with np.load(os.path.join(directory, "bm25_index.npz")) as z:
+            arrays = {k: z[k] for k in z.files}
+        with open(os.path.join(directory, "bm25_meta.json"), encoding="utf-8") as fh:
+            info = json.load(fh)
+        weights = sp.csr_matrix(
+            (arrays["data"], arrays["indices"], arrays["indptr"]), shape=tuple(arrays["shape"])
+        )
+        return cls(
+            vocab={t: i for i, t in enumerate(info["terms"])},
+            idf=arrays["idf"],
+            weights=weights,
+            doc_len=arrays["doc_len"],
+            avgdl=info["avgdl"],
+            self_score=arrays["self_score"],
+            k1=info["k1"],
+            b=info["b"],
+            epsilon=info["epsilon"],
+            tokenizer=info["tokenizer"],
+            meta=info["docs"],
+        )
