@@ -134,8 +134,19 @@ register(Detector(
 # 3. IP address -----------------------------------------------------------------------------
 
 
+_VERSION_CONTEXT = _context(r"버전|[Vv]ersion|[Vv]er\.|릴리스|업데이트|패치|출시")
+
+
 def _accept_ipv4(text: str, m: re.Match, floor: int):
-    return _span(m) if ipv4_ok(m.group()) else None
+    value = m.group()
+    if not ipv4_ok(value) or value.startswith(("0.", "255.")):
+        return None  # "this network" and netmasks are not anyone's address
+    if len(value) == 7:
+        return None  # 1.2.3.4: list numbering far more often than an address (or a public DNS)
+    s, e = _span(m)
+    if near(text, s, e, _VERSION_CONTEXT, before=15, after=0):
+        return None  # a four-part version number ("버전 1.1.5.1")
+    return s, e
 
 
 def _accept_ip(text: str, m: re.Match, floor: int):
@@ -147,7 +158,7 @@ def _accept_ip(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "ip", 8,
-    r"(?<![0-9A-Za-z.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9]|\.\d)"
+    r"(?<![0-9A-Za-z./])(?:\d{1,3}\.){3}\d{1,3}(?![0-9]|\.\d)"
     r"|(?<![0-9A-Za-z:])(?=[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:])",
     "0-9A-Fa-f:", _accept_ip, "IPv4 or IPv6 address (parsed with ipaddress)",
 ))  # fmt: skip
@@ -169,7 +180,7 @@ _SERVICE_PREFIXES = frozenset(
     "1899".split()
 )
 _PHONE_CONTEXT = _context(
-    r"전화|문의|연락|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
+    r"전화|문의처|연락처|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
 )
 
 
@@ -363,11 +374,15 @@ register(Detector(
 # 14. vehicle plate -------------------------------------------------------------------------
 
 PLATE_LETTERS = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번(?!호)|점|권|회|건|%))"
+_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번(?!호)|점|권|회|건|여|승|패|무|%))"
+#: Court case numbers ("2019도1234", "93노1395") share the plate shape.
+_COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판")
 
 
 def _accept_plate(text: str, m: re.Match, floor: int):
     s, e = _span(m)
+    if near(text, s, e, _COURT_CONTEXT):
+        return None
     # old-style plates carry a region name: "서울12가3456", "경기 34나 5678"
     head = text[max(floor, s - 3) : s]
     for region in DL_REGIONS:
@@ -378,15 +393,15 @@ def _accept_plate(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "plate", 13,
-    r"(?<![0-9A-Za-z])\d{2,3}\s?[" + PLATE_LETTERS + r"]\s?\d{4}" + _NA + _UNIT_AFTER,
+    r"(?<![0-9A-Za-z제])\d{2,3}\s?[" + PLATE_LETTERS + r"]\s?\d{4}(?![0-9]|[.,]\d)" + _UNIT_AFTER,
     "0-9", _accept_plate, "vehicle registration plate (12가 3456, 123가4567, 서울12가3456)",
 ))  # fmt: skip
 
 # 15. postal address ------------------------------------------------------------------------
 
 _ROAD_TOKEN = re.compile(
-    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?(?:길|가)))?$"
-    r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?$|[가-힣]+\d가$"
+    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?(?:길|가)))?"
+    r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가"
 )
 _UNIT_TOKEN = re.compile(
     r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
@@ -402,33 +417,56 @@ _COUNTER_AFTER = (
     r"(?!(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종"
     r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|kg|km|cm|mm|m\b))"
 )
-_SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)$")
-_LOT_NAME = re.compile(r"[가-힣](?:동|리|가)\d*(?:가)?$")
+_SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
+
+
+_TOKEN = re.compile(r"[^\s]+")
+_LEAD_PUNCT = re.compile(r"^[^가-힣0-9]+")
+
+
+def _tokens_before(text: str, lo: int, s: int) -> list[list]:
+    """[start, end, word] of the words in text[lo:s] that are joined to `s` by spaces only.
+
+    A newline or any other break ends the chain; leading brackets and quotes are
+    cut off a word (and end the chain): "(관청리 441" gives the word "관청리".
+    """
+    out: list[list] = []
+    words = [[m.start(), m.end(), m.group()] for m in _TOKEN.finditer(text, lo, s)]
+    right = s
+    for w in reversed(words):
+        if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
+            break
+        lead = _LEAD_PUNCT.match(w[2])
+        if lead:
+            w = [w[0] + lead.end(), w[1], w[2][lead.end() :]]
+            if w[2]:
+                out.append(w)
+            break
+        out.append(w)
+        right = w[0]
+    out.reverse()
+    return out
 
 
 def _accept_address(text: str, m: re.Match, floor: int):
     s = m.start()
-    lo = max(floor, s - 80)
-    head = text[lo:s]
+    tokens = _tokens_before(text, max(floor, s - 80), s)
     # the road or lot name directly before the number
-    tokens = head.split(" ")
-    if tokens and tokens[-1] == "":
-        tokens.pop()  # "테헤란로 123": the space before the number
-    if (
-        not tokens
-        or not _ROAD_TOKEN.search(tokens[-1])
-        or tokens[-1].endswith("으로")
-        or tokens[-1] in places.NOT_LOTS
-    ):
+    if not tokens:
         return None
-    road = tokens[-1]
-    if len(tokens) >= 2 and _SUBROAD.match(road) and tokens[-2].endswith(("로", "길")):
-        tokens[-2:] = [tokens[-2] + " " + road]  # "중앙로 3번길 12"
-        road = tokens[-1]
+    road = tokens[-1][2]
+    if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로") or road in places.NOT_LOTS:
+        return None
+    if len(tokens) >= 2 and _SUBROAD.fullmatch(road) and tokens[-2][2].endswith(("로", "길")):
+        tokens[-2:] = [[tokens[-2][0], tokens[-1][1], tokens[-2][2] + " " + road]]  # 중앙로 3번길
     units: list[str] = []
-    for tok in reversed(tokens[:-1]):
-        if tok in places.KNOWN_UNITS or (_UNIT_TOKEN.search(tok) and tok not in places.NOT_UNITS):
+    start = tokens[-1][0]
+    for t0, _, tok in reversed(tokens[:-1]):
+        if tok in places.KNOWN_UNITS or (
+            _UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS
+        ):
             units.append(tok)
+            start = t0
         else:
             break
     known = [u for u in units if u in places.KNOWN_UNITS]
@@ -436,12 +474,8 @@ def _accept_address(text: str, m: re.Match, floor: int):
     strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
     if not known and not strong and len(units) < 2:
         return None
-    used = sum(len(u) + 1 for u in units) + len(road) + (len(head) - len(head.rstrip(" ")))
-    start = s - used
-    while start < s and text[start] == " ":
-        start += 1
     pm = _POSTAL.search(text, max(floor, start - 16), start)
-    if pm and pm.end() == start or (pm and text[pm.end() : start].strip() == ""):
+    if pm and text[pm.end() : start].strip(" ") == "":
         start = pm.start()
     tail = _ADDRESS_TAIL.match(text, m.end())
     end = tail.end() if tail else m.end()
@@ -459,8 +493,14 @@ register(Detector(
 
 # 16. date of birth -------------------------------------------------------------------------
 
-_BIRTH_BEFORE = _context(r"생년월일|생일|출생|태어|탄생|D\.?O\.?B|[Bb]irth|생\s?:")
-_BIRTH_AFTER = re.compile(r"\s?(?:생(?![을애활산명전존])|출생|에\s?태어|태생)")
+#: Labels that may stand a few words before the date ("생년월일은 1990.3.5").
+_BIRTH_LABEL = _context(r"생년월일|(?<![발재회위])생일|D\.?O\.?B|[Bb]irth")
+#: Words that must touch the date: "출생 1990.3.5", "생: 900305".
+_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생)\s?[:：]?\s?$")
+_BIRTH_AFTER = re.compile(
+    r"\s?(?:생(?![을애활산명전존사로])|출생|에\s?(?:태어|출생)|태생|탄생(?!시))"
+)
+_SENTENCE_END = re.compile(r"[.!?]\s|다\.|\n")
 
 
 def _date_fields(value: str) -> tuple[str, str, str] | None:
@@ -487,10 +527,12 @@ def _accept_birth(text: str, m: re.Match, floor: int):
     if not birth_date_valid(m.group()):
         return None
     s, e = _span(m)
-    before = _BIRTH_BEFORE.search(text, max(0, s - CONTEXT_BEFORE), s)
-    if before or _BIRTH_AFTER.match(text, e):
+    if _BIRTH_AFTER.match(text, e) or _BIRTH_TIGHT_BEFORE.search(text, max(0, s - 6), s):
         return s, e
-    return None
+    lo = max(0, s - 20)
+    for b in _SENTENCE_END.finditer(text, lo, s):  # the label must be in the same sentence
+        lo = b.end()
+    return (s, e) if _BIRTH_LABEL.search(text, lo, s) else None
 
 
 register(Detector(
