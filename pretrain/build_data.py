@@ -37,7 +37,8 @@ Output (see `pretrain.example_store` for the record layout):
 a ``.json`` completion marker per shard (its counts), ``vocab.txt`` (the
 tokenizer's tokens in id order, for loader-side masking) and ``manifest.json``
 (config, inputs with sizes and SHA-256, tokenizer hash, counts, token totals).
-A folder whose manifest matches the config and inputs is reused as is;
+A folder whose manifest matches the config and the inputs' contents (sizes and
+SHA-256, in order; not their paths) is reused as is;
 finished shards of an interrupted build are reused. The same inputs, tokenizer
 and seed give byte-identical shard files.
 """
@@ -389,7 +390,11 @@ def build_examples(
             for p in files
         ],
     }
-    config_hash = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+    # Inputs count by content and order, not by where they are mounted.
+    hashed = dict(
+        config, inputs=[{k: v for k, v in i.items() if k != "path"} for i in config["inputs"]]
+    )
+    config_hash = hashlib.sha256(json.dumps(hashed, sort_keys=True).encode()).hexdigest()
     out = Path(output_dir)
     manifest_path = out / "manifest.json"
     if manifest_path.exists():

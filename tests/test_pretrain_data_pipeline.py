@@ -211,6 +211,13 @@ def test_existing_manifest_is_reused_or_refused(tok_dir, tmp_path):
     assert (out / "manifest.json").stat().st_mtime_ns == stamp and "up to date" in logs[0]
     with pytest.raises(FileExistsError, match="another config"):
         build(tok_dir, out, "roberta", seed=9)
+    # The same content elsewhere (another mount point) is the same input.
+    moved = tmp_path / "elsewhere" / FIXTURE.name
+    moved.parent.mkdir()
+    moved.write_bytes(FIXTURE.read_bytes())
+    logs.clear()
+    build_examples(tok_dir, [moved], out, objective="roberta", max_seq_length=48, log=logs.append)
+    assert "up to date" in logs[0]
 
 
 def test_resume_reuses_finished_shards(tok_dir, tmp_path):
