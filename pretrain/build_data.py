@@ -99,13 +99,23 @@ def document_key(record: Any) -> str:
     return m.group(1) if m else record.id
 
 
-def _iter_records(path: str, fmt: str, on_error: str, counts: collections.Counter):
+def _iter_records(
+    path: str, fmt: str, on_error: str, counts: collections.Counter, quarantine_path: str | None
+):
     from corpus.readers import ReadOptions, iter_records
+    from corpus.textio import Quarantine
 
     opts = ReadOptions()
-    yield from iter_records(path, fmt=fmt, on_error=on_error, options=opts)
+    # In skip mode bad lines go to a quarantine file (location, reason, hash; never the text)
+    # and are counted, so nothing is dropped silently.
+    with Quarantine(quarantine_path) as quarantine:
+        yield from iter_records(
+            path, fmt=fmt, on_error=on_error, options=opts, quarantine=quarantine
+        )
     for reason, n in opts.skipped.items():
         counts[f"reader_skipped_{reason}"] += n
+    for reason, n in quarantine.counts.items():
+        counts["quarantined_" + reason.lower().replace(" ", "_")] += n
 
 
 def read_documents(
@@ -115,6 +125,7 @@ def read_documents(
     *,
     fmt: str = "auto",
     on_error: str = "raise",
+    quarantine_path: str | None = None,
     batch_size: int = 2048,
 ) -> list[list[np.ndarray]]:
     """Reads one input file into tokenized documents (lists of int32 segment arrays)."""
@@ -124,7 +135,7 @@ def read_documents(
     texts: list[str] = []
     n_docs = 0
     last_key: str | None = None
-    for record in _iter_records(path, fmt, on_error, counts):
+    for record in _iter_records(path, fmt, on_error, counts, quarantine_path):
         counts["records"] += 1
         key = document_key(record)
         if key != last_key or n_docs == 0:
@@ -196,7 +207,14 @@ def build_shard(job: dict[str, Any]) -> dict[str, Any]:
             return done
     tok = load_tokenizer(cfg["tokenizer_dir"])
     counts: collections.Counter = collections.Counter({k: 0 for k in _COUNT_KEYS[cfg["objective"]]})
-    docs = read_documents(job["input"], tok, counts, fmt=cfg["format"], on_error=cfg["on_error"])
+    docs = read_documents(
+        job["input"],
+        tok,
+        counts,
+        fmt=cfg["format"],
+        on_error=cfg["on_error"],
+        quarantine_path=str(out_dir / "quarantine" / f"{name}.jsonl"),
+    )
     L = cfg["max_seq_length"]
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     dtype = np.dtype(cfg["token_dtype"])

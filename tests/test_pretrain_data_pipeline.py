@@ -417,3 +417,21 @@ def test_batch_statistics_catches_split_words(built):
         pytest.skip("no multi-piece word chosen in this batch")
     loader.batch = lambda step: bad
     assert batch_statistics(loader, 1)["split_words"] == 1
+
+
+def test_malformed_lines_raise_or_are_quarantined_and_counted(tok_dir, tmp_path):
+    from corpus.textio import InputError
+
+    lines = FIXTURE.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([*lines[:3], '{"id": "x", "text": ', *lines[3:]]) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:4"):
+        build_examples(tok_dir, [path], tmp_path / "r", objective="roberta", workers=1)
+    out = build_examples(
+        tok_dir, [path], tmp_path / "s", objective="roberta", workers=1, on_error="skip",
+        log=lambda *_: None,
+    )  # fmt: skip
+    c = examples_manifest(out)["counts"]
+    assert c["records"] == 38 and c["quarantined_malformed_json"] == 1
+    (entry,) = [json.loads(x) for x in next((out / "quarantine").glob("*.jsonl")).open()]
+    assert entry["line"] == 4 and "text" not in entry
