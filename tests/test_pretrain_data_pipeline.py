@@ -302,8 +302,14 @@ def kowiki(tmp_path_factory):
         pytest.skip(f"{wiki}/wiki_00 not found: the real-data statistics need kowiki")
     from corpus.readers import iter_records
 
-    texts = [r.text for r in iter_records(wiki / "wiki_01")]
-    tok = train_wordpiece(texts, tmp_path_factory.mktemp("wikitok"), 4000)
+    tok_dir = tmp_path_factory.mktemp("wikitok")
+    try:  # the project's tokenizer (Mecab-ko morphemes -> BPE) when its stage is present
+        from tokenizer.train import train_tokenizer
+    except ImportError:
+        texts = [r.text for r in iter_records(wiki / "wiki_01")]
+        tok = train_wordpiece(texts, tok_dir, 4000)
+    else:
+        tok = train_tokenizer([str(wiki / "wiki_01")], tok_dir, vocab_size=4000)
     root = tmp_path_factory.mktemp("wiki_examples")
     common = dict(max_seq_length=128, workers=1, log=lambda *_: None)
     return {
