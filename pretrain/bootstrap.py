@@ -189,6 +189,7 @@ def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
         "objective": objective,
         "max_seq_length": seq_len,
         "vocab_size": vocab,
+        "min_char_count": 20,
         "seed": int(cfg["seed"]),
         "inputs": [
             {"path": p, "bytes": os.path.getsize(p), "sha256": _sha256(p)}
@@ -243,4 +244,6 @@ def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
 def _train_tokenizer(files: list[str], output: Path, vocab: int, seed: int) -> None:
     from tokenizer.train import train_tokenizer
 
-    train_tokenizer(files, output, vocab_size=vocab, seed=seed, workers=1)
+    # Characters seen fewer than 20 times become [UNK]: keeps the alphabet (each character
+    # twice, plain and ##) well under a small vocabulary.
+    train_tokenizer(files, output, vocab_size=vocab, seed=seed, workers=1, min_char_count=20)

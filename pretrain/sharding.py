@@ -122,9 +122,9 @@ def check_batch_size(global_batch_size: int, mesh: Mesh, grad_accum_steps: int =
         )
 
 
-def _leaf_spec(shape: tuple[int, ...], fsdp: int) -> P:
+def _leaf_spec(shape: tuple[int, ...], fsdp: int, min_size: int = FSDP_MIN_SIZE) -> P:
     """FSDP rule: split the largest dimension divisible by ``fsdp``; small arrays replicated."""
-    if fsdp <= 1 or not shape or int(np.prod(shape)) < FSDP_MIN_SIZE:
+    if fsdp <= 1 or not shape or int(np.prod(shape)) < min_size:
         return P()
     order = sorted(range(len(shape)), key=lambda i: -shape[i])
     for i in order:
@@ -135,7 +135,7 @@ def _leaf_spec(shape: tuple[int, ...], fsdp: int) -> P:
     return P()
 
 
-def state_shardings(abstract_state: Any, mesh: Mesh) -> Any:
+def state_shardings(abstract_state: Any, mesh: Mesh, min_size: int = FSDP_MIN_SIZE) -> Any:
     """Shardings for a pytree of arrays (params, optimiser state, step, rng).
 
     One rule for every leaf, so Adam's ``mu``/``nu`` get exactly the sharding of
@@ -143,7 +143,7 @@ def state_shardings(abstract_state: Any, mesh: Mesh) -> Any:
     """
     fsdp = mesh.shape[FSDP_AXIS]
     return jax.tree.map(
-        lambda x: NamedSharding(mesh, _leaf_spec(tuple(x.shape), fsdp)), abstract_state
+        lambda x: NamedSharding(mesh, _leaf_spec(tuple(x.shape), fsdp, min_size)), abstract_state
     )
 
 

@@ -185,7 +185,8 @@ def build_program(
     Cached so that several runs in one process (tests, sweeps) compile only once.
     """
     items = tuple((f, cfg[f]) for f in PROGRAM_FIELDS)
-    return _build_program(model_config, items, objective, mesh)
+    min_size = int(cfg.get("mesh", {}).get("fsdp_min_size", sharding.FSDP_MIN_SIZE))
+    return _build_program(model_config, (*items, ("fsdp_min_size", min_size)), objective, mesh)
 
 
 @functools.lru_cache(maxsize=8)
@@ -209,7 +210,7 @@ def _build_program(model_config, items, objective, mesh) -> Program:
         )
 
     abstract_state = jax.eval_shape(init)
-    shardings = sharding.state_shardings(abstract_state, mesh)
+    shardings = sharding.state_shardings(abstract_state, mesh, cfg["fsdp_min_size"])
     step, evaluate = jit_steps(model_def, tx, cfg, objective, mesh, shardings)
     return Program(
         model_def=model_def,
@@ -643,7 +644,11 @@ def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
     if cfg["model"] not in models.PRESETS:
         raise ValueError(f"unknown model {cfg['model']!r}; one of {sorted(models.PRESETS)}")
     mc = models.PRESETS[cfg["model"]].replace(vocab_size=int(data.vocab_size))
-    overrides = {k: v for k, v in dict(cfg.get("model_overrides", {})).items() if v is not None}
+    overrides = {
+        k: v
+        for k, v in dict(cfg.get("model_overrides", {})).items()
+        if v is not None and v != "" and not (isinstance(v, int | float) and v < 0)
+    }
     if overrides:
         mc = mc.replace(**overrides)
     want = {"bert": "bert", "roberta": "roberta"}[data.objective]
@@ -791,6 +796,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         nonlocal last_saved
         logging.info("checkpoint: saving step %d", done)
         ckpt.save(done, state, {**meta, "step": done})
+        logging.info("checkpoint: step %d copied off the device, writing in the background", done)
         last_saved = done
 
     try:

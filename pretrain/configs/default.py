@@ -13,8 +13,11 @@ import ml_collections
 def get_config() -> ml_collections.ConfigDict:
     c = ml_collections.ConfigDict()
     c.model = "bert-base"  # a key of pretrain.models.PRESETS
-    # ModelConfig fields to change, e.g. {"dtype": "float32", "hidden_dropout": 0.0}.
-    c.model_overrides = ml_collections.ConfigDict({})
+    # ModelConfig fields to change; "" or a negative number keeps the preset's value. Other
+    # ModelConfig fields may be added here in a config file.
+    c.model_overrides = ml_collections.ConfigDict(
+        {"dtype": "", "hidden_dropout": -1.0, "attention_dropout": -1.0}
+    )
     c.objective = "bert"  # "bert" (MLM + NSP) or "roberta" (MLM); must match the examples
 
     c.data = ml_collections.ConfigDict()
@@ -27,7 +30,7 @@ def get_config() -> ml_collections.ConfigDict:
     c.data.bootstrap = ml_collections.ConfigDict()
     c.data.bootstrap.enabled = False  # tiny only: build tokenizer+examples when none given
     c.data.bootstrap.num_files = 3  # kowiki files for training (one more is held out)
-    c.data.bootstrap.vocab_size = 2000
+    c.data.bootstrap.vocab_size = 4000
     c.data.bootstrap.cache_dir = ""  # default $XDG_CACHE_HOME/klue-pretrain or ~/.cache/...
 
     c.seed = 0
@@ -56,6 +59,7 @@ def get_config() -> ml_collections.ConfigDict:
 
     c.mesh = ml_collections.ConfigDict()
     c.mesh.fsdp = 1  # >1 shards params and optimiser state over that many devices
+    c.mesh.fsdp_min_size = 2**16  # arrays with fewer elements stay replicated under FSDP
 
     c.distributed = ml_collections.ConfigDict()
     c.distributed.initialize = "auto"  # "auto" (when a cluster is detected), "yes", "no"

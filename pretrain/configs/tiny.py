@@ -4,7 +4,7 @@
     python -m pretrain.export --workdir runs/tiny --output runs/tiny-hf
 
 With no ``data.examples_dir`` it builds (once, cached under ~/.cache/klue-pretrain)
-a 2,000-piece tokenizer and BERT examples (L=128, NSP, static whole-word masking)
+a 4,000-piece tokenizer and BERT examples (L=128, NSP, static whole-word masking)
 from 3 Korean Wikipedia files of the shared corpus, plus a held-out file for
 evaluation; without the shared data, from ``pretrain/tiny_corpus.txt``.
 Expected throughput: see docs/pretrain_train.md (measured with
