@@ -12,7 +12,8 @@ with ``do_whole_word_mask``:
    chosen. The target count is ``round(masked_lm_prob * n)`` with at least one,
    where ``n`` is the number of maskable (non-special) tokens, capped at
    ``max_predictions``. (google-research/bert counts [CLS]/[SEP] in ``n``;
-   counting only maskable tokens makes the 15% rate exact on every sequence.)
+   counting only maskable tokens makes the rate 15% of the tokens that can
+   actually be predicted.)
 2. Words are visited in a random order; a word is added when all its pieces
    still fit under the target, skipped when it would overshoot (a later,
    shorter word may still fit), and the loop stops once the target is reached.
@@ -181,8 +182,8 @@ class MaskedExample:
 def word_ids(tokens: np.ndarray, spec: MaskingSpec) -> np.ndarray:
     """Word index of every position (0, 1, ...), -1 for special tokens.
 
-    A ``##`` piece continues the word before it unless that position is a
-    special token (then it starts a word of its own).
+    A ``##`` piece continues the word before it, unless the previous position
+    is a special token (then the piece starts a word of its own).
     """
     tokens = np.asarray(tokens)
     special = spec.is_special[tokens]
