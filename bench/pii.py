@@ -67,9 +67,9 @@ def kopii_worker(texts_path: str, labelled_path: str) -> None:
     with open(labelled_path, encoding="utf-8") as fh:
         labelled = json.load(fh)
     guard.mask("warm-up 010-1234-5678")
-    result = _timed(lambda t: len(guard.analyze(t)) if hasattr(guard, "analyze") else 0, texts)
+    result = _timed(lambda t: len(guard.analyze(t)), texts)
     masked = _timed(lambda t: len(guard.mask(t)) * 0, texts)
-    result["mask_mb_per_cpu_s"] = masked["mb_per_cpu_s"]
+    result["mask"] = masked
     hits = {}
     for text, s, e, kind in labelled:
         found = [(f.start, f.end) for f in guard.analyze(text)]
@@ -98,16 +98,28 @@ def _load_texts(data_dir: str | None, mb: float) -> list[str]:
     return texts
 
 
+_PREFIXED: dict = {}
+
+
 def _naive_count(text: str) -> int:
-    """16 passes: each detector's own regex over the whole text, then its validator."""
+    """16 passes: each detector's regex over the whole text, then its validator.
+
+    Each pattern gets the same first-character lookahead the combined scan uses,
+    so the comparison isolates one pass against sixteen.
+    """
+    import re
+
     from corpus.pii.detectors import REGISTRY
 
+    if not _PREFIXED:
+        for det in REGISTRY.values():
+            _PREFIXED[det.name] = (det, re.compile(f"(?=[{det.first}])(?:{det.pattern})"))
     n = 0
-    for det in REGISTRY.values():
+    for det, rx in _PREFIXED.values():
         if det.gate and not any(g in text for g in det.gate):
             continue
-        for m in det.regex.finditer(text):
-            n += det.accept(text, m, 0) is not None
+        for m in rx.finditer(text):
+            n += det.accept(text, det.regex.match(text, m.start()), 0) is not None
     return n
 
 
@@ -139,7 +151,7 @@ def run(args: argparse.Namespace) -> dict:
     rows = {
         "corpus.pii (16 types, detect + replace)": _timed(lambda t: len(pz.apply(t)[1]), texts),
         "corpus.pii (16 types, detect only)": _timed(lambda t: len(pz.scanner.find(t)), texts),
-        "naive 16-pass regex (same detectors)": _timed(_naive_count, texts),
+        "16 passes, one per detector (same regexes)": _timed(_naive_count, texts),
     }
     scanner = Scanner()
     ours = _recall(labelled, lambda t: [(s.start, s.end) for s in scanner.find(t)])
@@ -165,9 +177,12 @@ def run(args: argparse.Namespace) -> dict:
         else:
             kop = json.loads(res.stdout.strip().splitlines()[-1])
             hits = kop.pop("recall_by_type")
-            kop["recall_all"] = _total_recall(hits, TYPES)
-            kop["recall_kopii_types"] = _total_recall(hits, KO_PII_GUARD_TYPES)
-            rows["ko-pii-guard 0.2.0 (Presidio, analyze)"] = kop
+            rows["ko-pii-guard 0.2.0 (Presidio, mask)"] = kop.pop("mask")
+            rows["ko-pii-guard 0.2.0 (Presidio, mask)"]["recall_all"] = _total_recall(hits, TYPES)
+            rows["ko-pii-guard 0.2.0 (Presidio, mask)"]["recall_kopii_types"] = _total_recall(
+                hits, KO_PII_GUARD_TYPES
+            )
+            rows["ko-pii-guard 0.2.0 (Presidio, analyze only)"] = kop
     return rows
 
 

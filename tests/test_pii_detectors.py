@@ -195,3 +195,11 @@ def test_spans_are_sorted_and_disjoint():
     spans = Scanner().find(text)
     assert [s.type for s in spans] == ["mobile", "email", "address", "brn", "card"]
     assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+
+
+@pytest.mark.parametrize("kind,text,value", POSITIVES)
+def test_no_candidate_starts_right_after_a_digit(kind, text, value):
+    # the scanner checks this once for all detectors (see corpus.pii.scan._combined)
+    for det in REGISTRY.values():
+        if not det.after_digit:
+            assert det.regex.match("7" + value, 1) is None, det.name

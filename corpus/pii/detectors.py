@@ -56,6 +56,7 @@ class Detector:
     description: str
     gate: tuple[str, ...] = ()  # record must contain one of these substrings (empty: always on)
     context_gated: bool = False
+    after_digit: bool = False  # may a match start right after a digit? (only the IPv6 anchor)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regex", re.compile(self.pattern))
@@ -149,18 +150,32 @@ def _accept_ipv4(text: str, m: re.Match, floor: int):
     return s, e
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ASCII_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_IPV6_BODY = re.compile(r"[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:])")
+
+
 def _accept_ip(text: str, m: re.Match, floor: int):
-    value = m.group()
-    if "." in value and ":" not in value:
+    if m.group() != ":":
         return _accept_ipv4(text, m, floor)
-    return _span(m) if ipv6_ok(value) else None
+    # IPv6 is anchored on its first colon (so the scan needs no letters in its first-character
+    # set) and grows left over the hex digits of the first group
+    s = start = m.start()
+    while start > max(floor, s - 4) and text[start - 1] in _HEX:
+        start -= 1
+    if start > 0 and (text[start - 1] in _ASCII_ALNUM or text[start - 1] in ":."):
+        return None
+    v6 = _IPV6_BODY.match(text, start)
+    if v6 is None or v6.end() <= s + 1 or not ipv6_ok(v6.group()):
+        return None
+    return start, v6.end()
 
 
 register(Detector(
     "ip", 8,
     r"(?<![0-9A-Za-z./])(?:\d{1,3}\.){3}\d{1,3}(?![0-9]|\.\d)"
-    r"|(?<![0-9A-Za-z:])(?=[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:])",
-    "0-9A-Fa-f:", _accept_ip, "IPv4 or IPv6 address (parsed with ipaddress)",
+    r"|:(?=:?[0-9A-Fa-f])",
+    "0-9:", _accept_ip, "IPv4 or IPv6 address (parsed with ipaddress)", after_digit=True,
 ))  # fmt: skip
 
 # 4. mobile phone ---------------------------------------------------------------------------

@@ -44,8 +44,15 @@ def resolve_types(types: Iterable[str] | None) -> tuple[str, ...]:
 def _combined(names: tuple[str, ...]) -> re.Pattern:
     detectors = [REGISTRY[n] for n in names]
     first = "".join(sorted({c for d in detectors for c in _expand(d.first)}))
-    alternatives = "|".join(f"(?:{d.pattern})" for d in detectors)
-    return re.compile(f"(?=[{re.escape(first)}])(?:{alternatives})")
+    # No candidate starts right after a digit (each pattern says so in its own lookbehind;
+    # the IPv6 anchor, a colon after hex digits, is the exception): checking it once
+    # saves trying every alternative inside every run of digits.
+    guarded = "|".join(f"(?:{d.pattern})" for d in detectors if not d.after_digit)
+    free = "|".join(f"(?:{d.pattern})" for d in detectors if d.after_digit)
+    body = f"(?<![0-9])(?:{guarded})" if guarded else ""
+    if free:
+        body = f"{body}|{free}" if body else free
+    return re.compile(f"(?=[{re.escape(first)}])(?:{body})")
 
 
 def _expand(charclass: str) -> set[str]:
