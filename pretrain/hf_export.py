@@ -216,7 +216,8 @@ def model_card(config: ModelConfig, info: dict[str, Any] | None = None) -> str:
         ("max sequence length", config.max_seq_length),
         ("parameters", f"{count_params(config):,}"),
     ]
-    rows += [(str(k), v) for k, v in (info.get("training") or {}).items()]
+    shown = {k for k, _ in rows}
+    rows += [(str(k), v) for k, v in (info.get("training") or {}).items() if str(k) not in shown]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     corpus = info.get("corpus") or (
         "Korean text prepared by this project's corpus pipeline (sentence splitting, "
@@ -293,6 +294,35 @@ def _position_note(config: ModelConfig) -> str:
     )
 
 
+def _limit_tokenizer_length(path: Path, max_length: int) -> None:
+    """Make the exported tokenizer truncate at the model's length (tokenizers default to 512)."""
+    if not path.is_file():
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if int(data.get("model_max_length", max_length + 1)) > max_length:
+        data["model_max_length"] = max_length
+        path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _current_umask() -> int:
+    """The process umask without changing it (os.umask would, briefly, for every thread)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
+
+
+def _make_readable(folder: Path) -> None:
+    """Usual permissions (mkdtemp makes 0700; safetensors writes 0600), within the umask."""
+    umask = _current_umask()
+    folder.chmod(0o777 & ~umask)
+    for path in folder.iterdir():
+        path.chmod(0o666 & ~umask)
+
+
 def write_hf_folder(
     model: PretrainingModel,
     tokenizer_dir: str | os.PathLike,
@@ -323,7 +353,9 @@ def write_hf_folder(
         for name in TOKENIZER_FILES:
             if (tok / name).is_file():
                 shutil.copyfile(tok / name, tmp / name)
+        _limit_tokenizer_length(tmp / "tokenizer_config.json", config.max_seq_length)
         (tmp / "README.md").write_text(model_card(config, model_card_info), encoding="utf-8")
+        _make_readable(tmp)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)

@@ -49,7 +49,10 @@ def tokenizer_dir(tmp_path: Path) -> Path:
     vocab = SPECIALS + [f"tok{i}" for i in range(VOCAB - len(SPECIALS))]
     (tok / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     (tok / "tokenizer_config.json").write_text(
-        json.dumps({"tokenizer_class": "BertTokenizer", "do_lower_case": False}), encoding="utf-8"
+        json.dumps(
+            {"tokenizer_class": "BertTokenizer", "do_lower_case": False, "model_max_length": 512}
+        ),
+        encoding="utf-8",
     )
     return tok
 
@@ -171,6 +174,12 @@ def test_write_hf_folder_files(arch, tokenizer_dir, tmp_path):
     assert "license: cc-by-sa-4.0" in card and "# test-model" in card
     assert "| steps | 7 |" in card and "Intended use" in card
     assert (out / "vocab.txt").read_bytes() == (tokenizer_dir / "vocab.txt").read_bytes()
+    # The exported tokenizer truncates at the model's length, not the tokenizer default.
+    tok_config = json.loads((out / "tokenizer_config.json").read_text())
+    assert tok_config["model_max_length"] == model.config.max_seq_length == 128
+    umask = hf_export._current_umask()
+    assert (out / "model.safetensors").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert out.stat().st_mode & 0o777 == 0o777 & ~umask
     # No half-written sibling folders are left behind.
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".hf")] == []
 
