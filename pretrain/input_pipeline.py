@@ -40,6 +40,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import struct
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from functools import partial
@@ -60,6 +61,8 @@ from pretrain.masking import (
 )
 
 Batch = dict[str, np.ndarray]
+#: The record header of `pretrain.example_store` (4 little-endian int32), parsed without NumPy.
+_HEADER = struct.Struct("<4i")
 #: Stream domain tag mixed into loader seeds so they never equal build-time seeds.
 _SHUFFLE_TAG, _MASK_TAG = 0x5348, 0x4D41
 
@@ -225,18 +228,22 @@ class PretrainLoader:
         records = [self.source[int(i)] for i in indices]
         out = _empty_batch(self.local_batch_size, self.max_seq_length, self.max_predictions)
         ids = out["input_ids"]
+        mask = out["attention_mask"]
+        dt = self.dtype
         for row, rec in enumerate(records):
-            ex = example_store.decode(rec, self.dtype)
-            n = len(ex.input_ids)
-            out["attention_mask"][row, :n] = 1
-            ids[row, :n] = ex.input_ids
+            n, b_start, k, nsp = _HEADER.unpack_from(rec)
+            ids[row, :n] = np.frombuffer(rec, dt, n, _HEADER.size)
+            mask[row, :n] = 1
             if self.spec is None:
-                out["token_type_ids"][row, ex.segment_b_start : n] = 1
-                k = len(ex.masked_positions)
-                out["masked_positions"][row, :k] = ex.masked_positions
-                out["masked_ids"][row, :k] = ex.masked_ids
+                off = _HEADER.size + n * dt.itemsize
+                out["token_type_ids"][row, b_start:n] = 1
+                out["masked_positions"][row, :k] = np.frombuffer(
+                    rec, example_store.POSITION, k, off
+                )
+                off += k * example_store.POSITION.itemsize
+                out["masked_ids"][row, :k] = np.frombuffer(rec, dt, k, off)
                 out["masked_weights"][row, :k] = 1.0
-                out["nsp_labels"][row] = ex.nsp_label
+                out["nsp_labels"][row] = nsp
         if self.spec is not None:
             ids[out["attention_mask"] == 0] = self.pad_id  # padding is special: never chosen
             keys = example_key(_MASK_TAG, self.seed, epochs, indices)

@@ -212,7 +212,9 @@ def choose_words(
     if width == 0:
         return np.zeros((n_rows, 0), dtype=bool)
     sort_keys = np.where(valid, random_bits(keys, 0, width), np.iinfo(np.uint64).max)
-    order = np.argsort(sort_keys, axis=1, kind="stable")
+    # Valid keys are distinct 64-bit hashes, so any sort gives the same order (quicksort is
+    # ~2x faster than a stable sort here); ties among the invalid slots do not matter.
+    order = np.argsort(sort_keys, axis=1)
     slen = np.take_along_axis(lengths, order, axis=1)
     svalid = np.take_along_axis(valid, order, axis=1)
     cum = np.cumsum(slen, axis=1)
