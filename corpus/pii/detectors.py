@@ -515,7 +515,7 @@ _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생)\s?[:：]?
 _BIRTH_AFTER = re.compile(
     r"\s?(?:생(?![을애활산명전존사로])|출생|에\s?(?:태어|출생)|태생|탄생(?!시))"
 )
-_SENTENCE_END = re.compile(r"[.!?]\s|다\.|\n")
+_SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
 
 
 def _date_fields(value: str) -> tuple[str, str, str] | None:

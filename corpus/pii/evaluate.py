@@ -86,10 +86,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=int, default=HELD_OUT_SEED, help="test-set generator seed")
     p.add_argument("--per-type", type=int, default=60)
+    p.add_argument(
+        "--held-out-templates",
+        action="store_true",
+        help="use the templates written after development (never used for tuning)",
+    )
     p.add_argument("--json", action="store_true", help="print the raw counts as JSON")
     add_data_dir_argument(p)
     args = p.parse_args(argv)
-    examples = positives(args.seed, args.per_type) + hard_negatives(args.seed)
+    examples = positives(args.seed, args.per_type, args.held_out_templates)
+    examples += hard_negatives(args.seed)
     try:
         corpus_dir = resolve_data_dir(args.data_dir) / "corpus"
         examples += corpus_negatives(corpus_dir, seed=args.seed)

@@ -368,12 +368,51 @@ T = {
                    "{v} 출생, 서울 거주"],
 }  # fmt: skip
 
+#: Templates written after development ended and never used for tuning: the held-out
+#: figures in docs/pii.md use them with HELD_OUT_SEED (`python -m corpus.pii.evaluate --held-out-templates`).
+HELD_OUT_T = {
+    "email": ["궁금한 점 있으시면 언제든 {v} 으로 메일 주세요~", "[이메일] {v}", "보낸 사람: {n} <{v}>",
+              "아이디 찾기 결과: {v}", "{n} 과장({v})에게 참조로 넣어 주세요."],
+    "url": ["관련 기사 👉 {v}", "원문 링크: {v} (2019.5.3 접속)", "여기 {v} 들어가 보면 나와요",
+            "첨부: {v}", "참고 사이트 - {v}"],
+    "ip": ["접속 IP : {v} / 접속 시간 : 오후 3시", "{v} 에서 관리자 페이지에 무단 접근",
+           "해외 IP({v})로 로그인 알림이 왔어요", "방화벽 규칙에 {v} 추가", "차단 목록: {v}, 그 외 없음"],
+    "mobile": ["H.P: {v}", "핸드폰번호 {v} 로 인증번호 보냈습니다", "※ 연락 주실 분은 {v} (오후 6시 이후)",
+               "신고자 {n} / 휴대전화 {v}", "카톡 안 되면 {v}로 문자 주세요"],
+    "phone": ["Tel. {v}", "주민센터 전화번호가 {v} 맞나요?", "☎ {v}", "예약 문의 {v} / 주차 가능",
+              "FAX: {v}"],
+    "rrn": ["성명 {n}, 주민등록번호 {v}, 주소 생략", "주민번호 앞자리랑 뒷자리 합쳐서 {v}입니다",
+            "본인 {v} 명의로 개통된 휴대폰", "계약자 주민번호({v}) 기재 필수", "◆ 주민등록번호: {v}"],
+    "frn": ["외국인등록번호: {v} (중국 국적)", "외국인 {n}의 등록번호 {v}", "체류자격 E-9, 외국인등록번호 {v}",
+            "등록번호({v})가 틀렸다고 나옵니다", "외국인등록증 번호 {v} 사본 첨부"],
+    "passport": ["여권번호는 {v}이고 만료일은 2030년입니다", "PASSPORT NO: {v}", "출국자 {n} (여권 {v})",
+                 "항공권 예약할 때 여권 번호 {v} 넣었어요", "여권({v}) 재발급 신청"],
+    "driver_license": ["운전면허증 번호 {v} 로 렌터카 예약", "면허 번호: {v}", "운전면허({v}) 정지 처분",
+                       "자동차운전면허번호 {v} 갱신 대상", "{n} 운전면허번호 {v}"],
+    "brn": ["(사업자등록번호: {v})", "사업자번호 {v} 조회 결과 정상 영업", "공급자 등록번호 {v} 상호 {c}",
+            "사업자 등록 번호가 {v} 로 되어 있습니다", "{c} | 사업자등록번호 {v} | 대표 {n}"],
+    "crn": ["법인 등록번호 {v} (비상장)", "법인번호: {v}", "{c}의 법인등록번호는 {v}입니다",
+            "등기상 법인등록번호 {v}", "법인등록번호({v}) 확인 요망"],
+    "bank_account": ["입금계좌 : {b} {v} 예금주 {n}", "{b}({v})로 보내 주시면 됩니다", "환불은 {b} 계좌 {v}로",
+                     "후원 계좌 안내 - {b} {v}", "계좌: {v} ({b}, {n})"],
+    "card": ["카드 번호 {v} 로 승인됨", "결제수단: 신용카드 {v}", "분실된 카드는 {v} 입니다",
+             "체크카드({v}) 재발급", "카드번호를 {v}로 잘못 입력했어요"],
+    "plate": ["차 번호 {v}, 흰색 소나타", "{v} 운전자분 차 빼주세요", "주차위반 차량({v}) 신고",
+              "사고 상대 차량 번호판은 {v}이었습니다", "[{v}] 차량 견인 예정"],
+    "address": ["본점 소재지: {v}", "{v} (우리집)", "행사 장소는 {v} 입니다",
+                "{n}의 주소지는 {v}이며 현재 거주 중", "반송 주소 {v}"],
+    "birth_date": ["생년월일 {v} / 성별 남", "{n}({v}생)은 서울에서 자랐다", "생일: {v}",
+                   "D.O.B. {v}", "피해자는 {v}에 출생하였다"],
+}  # fmt: skip
+
 _COMPANIES = ["(주)미래테크", "한빛상사", "주식회사 가람", "누리소프트", "(주)세종물산", "대한식품"]
 
 
-def example(kind: str, r: random.Random, template: int | None = None) -> Example:
+def example(
+    kind: str, r: random.Random, template: int | None = None, templates: dict | None = None
+) -> Example:
     """One labelled sentence of `kind`: a random value in template number `template` (or random)."""
-    templates = T[kind]
+    templates = (templates or T)[kind]
     tpl = templates[template % len(templates)] if template is not None else r.choice(templates)
     bank = ""
     if kind == "bank_account":
@@ -390,13 +429,14 @@ def example(kind: str, r: random.Random, template: int | None = None) -> Example
     return _fill(tpl, value, kind, n=_name(r), b=bank, c=r.choice(_COMPANIES))
 
 
-def positives(seed: int, per_type: int = 60) -> list[Example]:
+def positives(seed: int, per_type: int = 60, held_out_templates: bool = False) -> list[Example]:
     """`per_type` labelled sentences for each of the 16 types (every template used first)."""
     r = random.Random(seed)
+    table = HELD_OUT_T if held_out_templates else T
     out: list[Example] = []
-    for kind, templates in T.items():
+    for kind, templates in table.items():
         for i in range(per_type):
-            out.append(example(kind, r, i if i < len(templates) else None))
+            out.append(example(kind, r, i if i < len(templates) else None, table))
     return out
 
 
