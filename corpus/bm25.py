@@ -240,7 +240,7 @@ class BM25Index:
         if norm not in NORMALISATIONS:
             raise ValueError(f"unknown normalisation {norm!r}; choose from {NORMALISATIONS}")
         q, lengths = self.query_matrix(queries)
-        if norm not in ("max", "query"):
+        if norm not in ("max", "query") and exact:
             return self._best(q, lengths, q @ self.weights, norm)
         self._split_common()
         cand = (q @ self._rare_weights).tocsr()
@@ -254,6 +254,8 @@ class BM25Index:
         vals = sub.data * qc[pair_rows[per_pair], sub.indices]
         cand.data = cand.data + np.bincount(per_pair, weights=vals, minlength=len(cand.data))
         best, best_sim, best_raw = self._best(q, lengths, cand, norm)
+        if norm not in ("max", "query"):  # no useful bound: candidates only (exact=False)
+            return best, best_sim, best_raw
         bound = qc @ self._common_max
         self_q = self.query_self_scores(q, lengths)
         with np.errstate(divide="ignore", invalid="ignore"):

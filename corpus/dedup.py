@@ -1,0 +1,268 @@
+"""Remove corpus sentences that match a KLUE benchmark sentence under BM25.
+
+    python -m corpus.dedup --input records/ --output decontaminated/ \\
+        --benchmark-dir ../shared/data/klue [--threshold T] [--workers N]
+
+The benchmark index holds every text field of every KLUE task and split found
+under ``--benchmark-dir`` (`corpus.klue.benchmark_texts`: titles, sentence
+pairs, premises/hypotheses, NER/DP/RE sentences, MRC contexts and questions,
+WoS utterances). Each text is normalised and split into sentences with the
+same splitter as `corpus.prepare` (so an MRC context becomes its sentences),
+identical sentences are indexed once, and the index is tokenised into Mecab
+morphemes (`corpus.bm25`). It is built once in the parent process, saved to
+``--index-dir`` (default ``<output>.index``; reused when the benchmark files
+and settings are unchanged) and loaded once per worker process.
+
+Each corpus record is scored against the index; it is removed when its
+normalised similarity ``bm25(q, d) / max(self(q), self(d))`` to the best
+benchmark sentence ``d`` reaches ``--threshold``. The default threshold comes
+from `corpus.calibrate` (numbers in docs/corpus.md).
+
+Outputs (through `corpus.executor`: sharded, resumable): kept records in
+``OUTPUT/shard-NNNNN.jsonl.gz``, removed ones in ``OUTPUT/removed/`` with
+``benchmark_guid``, ``benchmark_task``, ``benchmark_field``, ``score``
+(normalised) and ``bm25`` (raw) added; ``stats.json`` with ``read = kept +
+removed`` overall, per source and per matched task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterable
+
+from corpus.bm25 import NORMALISATIONS, TOKENIZERS, BM25Index, tokenize
+from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
+from corpus.normalize import dedup_key, normalize_document, normalize_text
+from corpus.readers import FORMATS, ReadOptions, iter_records
+from corpus.records import RecordWriter
+from corpus.sentences import split_sentences
+
+STAGE = "dedup"
+REMOVED = "removed"
+#: Chosen with `python -m corpus.calibrate` on a held-out half (see docs/corpus.md).
+DEFAULT_THRESHOLD = 0.55
+DEFAULT_NORM = "max"
+DEFAULT_TOKENIZER = "morph"
+BATCH = 256
+log = logging.getLogger(__name__)
+
+
+def benchmark_sentences(texts: Iterable) -> tuple[list[str], list[dict]]:
+    """Benchmark texts -> distinct normalised sentences and their provenance.
+
+    `texts` yields objects with ``guid, task, split, field, text``
+    (`corpus.klue.BenchmarkText`). The first occurrence of a sentence (by
+    `corpus.normalize.dedup_key`) names it.
+    """
+    seen: set[str] = set()
+    sents: list[str] = []
+    meta: list[dict] = []
+    for bt in texts:
+        for s in split_sentences(normalize_document(bt.text)):
+            s = normalize_text(s)
+            key = dedup_key(s)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            sents.append(s)
+            meta.append({"guid": bt.guid, "task": bt.task, "split": bt.split, "field": bt.field})
+    return sents, meta
+
+
+def build_index(texts: Iterable, tokenizer: str = DEFAULT_TOKENIZER) -> BM25Index:
+    sents, meta = benchmark_sentences(texts)
+    if not sents:
+        raise ValueError("no benchmark text found: nothing to decontaminate against")
+    return BM25Index.build([tokenize(s, tokenizer) for s in sents], tokenizer=tokenizer, meta=meta)
+
+
+def _benchmark_files(klue_dir: str) -> list[dict]:
+    out = []
+    for root, dirs, files in os.walk(klue_dir):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            out.append({"path": os.path.relpath(p, klue_dir), "sha256": file_digest(p)})
+    return out
+
+
+def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[BM25Index, str]:
+    """The benchmark index for `klue_dir`, rebuilt only when its files or settings changed."""
+    from corpus.klue import benchmark_texts
+
+    fp = hashlib.sha256(
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 1}).encode()
+    ).hexdigest()
+    stamp = os.path.join(index_dir, "fingerprint.json")
+    if os.path.exists(stamp):
+        with open(stamp, encoding="utf-8") as fh:
+            if json.load(fh).get("fingerprint") == fp:
+                log.info("%s: reusing benchmark index %s", STAGE, index_dir)
+                return BM25Index.load(index_dir), fp
+    log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
+    index = build_index(benchmark_texts(klue_dir), tokenizer)
+    index.save(index_dir)
+    with open(stamp + ".tmp", "w", encoding="utf-8") as fh:
+        json.dump({"fingerprint": fp, "documents": index.num_docs}, fh)
+    os.replace(stamp + ".tmp", stamp)
+    log.info("%s: index of %d benchmark sentences saved to %s", STAGE, index.num_docs, index_dir)
+    return index, fp
+
+
+def load_index(index_dir: str) -> BM25Index:
+    """Per-worker state: the saved index, loaded once per process."""
+    return BM25Index.load(index_dir)
+
+
+def process_shard(job: ShardJob) -> dict:
+    """Scores one shard's records against the index; writes kept and removed records."""
+    cfg = job.config
+    index: BM25Index = job.state or load_index(cfg["index_dir"])
+    thr, norm, tok = cfg["threshold"], cfg["norm"], index.tokenizer
+    opts = ReadOptions()
+    counts: dict = {"read": 0, "kept": 0, "removed": {"benchmark_match": 0}, "by_source": {}}
+    by_task: dict[str, int] = {}
+
+    def flush(batch, out, removed_out) -> None:
+        best, sim, raw = index.best_matches(
+            [tokenize(r.text, tok) for r in batch], norm=norm, threshold=thr, exact=cfg["exact"]
+        )
+        for rec, b, s, r in zip(batch, best, sim, raw, strict=True):
+            src = counts["by_source"].setdefault(rec.source, {"read": 0, "kept": 0, "removed": 0})
+            src["read"] += 1
+            if b >= 0 and s >= thr:
+                m = index.meta[b]
+                extra = dict(rec.extra)
+                extra.update(
+                    benchmark_guid=m["guid"],
+                    benchmark_task=m["task"],
+                    benchmark_field=m["field"],
+                    score=round(float(s), 6),
+                    bm25=round(float(r), 6),
+                )
+                removed_out.write(rec.replace(extra=extra))
+                counts["removed"]["benchmark_match"] += 1
+                src["removed"] += 1
+                by_task[m["task"]] = by_task.get(m["task"], 0) + 1
+            else:
+                out.write(rec)
+                counts["kept"] += 1
+                src["kept"] += 1
+
+    with RecordWriter(job.output_path()) as out, RecordWriter(job.output_path(REMOVED)) as rm:
+        batch = []
+        for rec in iter_records(
+            job.input_path,
+            fmt=cfg["format"],
+            text_field=cfg.get("text_field"),
+            column=cfg.get("column"),
+            on_error=cfg["on_error"],
+            quarantine=job.quarantine,
+            options=opts,
+        ):
+            counts["read"] += 1
+            batch.append(rec)
+            if len(batch) >= cfg["batch_size"]:
+                flush(batch, out, rm)
+                batch = []
+        if batch:
+            flush(batch, out, rm)
+    if by_task:
+        counts["removed_by_task"] = by_task
+    if opts.skipped:
+        counts["reader_skipped"] = dict(opts.skipped)
+    return counts
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m corpus.dedup",
+        description="Remove corpus sentences that match KLUE benchmark sentences (BM25).",
+    )
+    p.add_argument("--input", nargs="+", required=True, help="files, folders or globs")
+    p.add_argument("--output", required=True, help="output folder (kept shards, removed/, stats)")
+    p.add_argument(
+        "--benchmark-dir",
+        default=None,
+        help="KLUE folder (default: the klue/ folder of the data dir: --data-dir rules)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"remove at normalised similarity >= T (default {DEFAULT_THRESHOLD}, calibrated)",
+    )
+    p.add_argument("--norm", choices=NORMALISATIONS, default=DEFAULT_NORM, help="normalisation")
+    p.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="BM25 tokens")
+    p.add_argument("--index-dir", default=None, help="index cache (default: OUTPUT.index)")
+    p.add_argument("--batch-size", type=int, default=BATCH, help="sentences scored per product")
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="also rescore against benchmark sentences that share only common morphemes (slow)",
+    )
+    p.add_argument("--format", choices=FORMATS, default="auto", help="input format")
+    p.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
+    p.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    add_executor_arguments(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    if not 0.0 < args.threshold <= 1.0 and args.norm != "raw":
+        build_parser().error("--threshold must be in (0, 1] for a normalised similarity")
+    from corpus.klue import resolve_klue_dir
+
+    klue_dir = str(resolve_klue_dir(args.benchmark_dir))
+    out = os.path.normpath(args.output)
+    index_dir = args.index_dir or out + ".index"
+    _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer)
+    config = {
+        "threshold": args.threshold,
+        "norm": args.norm,
+        "exact": args.exact,
+        "batch_size": args.batch_size,
+        "index_dir": os.path.abspath(index_dir),
+        "index_fingerprint": fp,
+        "format": args.format,
+        "on_error": args.on_error,
+        "text_field": args.text_field,
+        "column": int(args.column) if args.column and args.column.isdigit() else args.column,
+    }
+    counts = run_stage(
+        STAGE,
+        args.input,
+        out,
+        process_shard,
+        config,
+        workers=args.workers,
+        executor=args.executor,
+        init=load_index,
+        init_args=(os.path.abspath(index_dir),),
+        argv=[sys.executable, "-m", "corpus.dedup", *(argv or sys.argv[1:])],
+        ray_address=args.ray_address,
+        force=args.force,
+    )
+    removed = sum(counts.get("removed", {}).values())
+    if counts.get("read", 0) != counts.get("kept", 0) + removed:
+        raise RuntimeError(f"accounting mismatch in {out}/stats.json: {counts}")
+    log.info(
+        "%s: %d records read, %d kept, %d removed (by task %s)",
+        STAGE,
+        counts.get("read", 0),
+        counts.get("kept", 0),
+        removed,
+        json.dumps(counts.get("removed_by_task", {}), sort_keys=True),
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
