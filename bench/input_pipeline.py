@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -201,16 +202,18 @@ def main(argv: list[str] | None = None) -> int:
         for objective in ("bert", "roberta"):
             out = cache / f"{objective}-{seq_len}"
             t0 = time.perf_counter()
-            build_examples(
-                tok,
-                inputs,
-                out,
+            kwargs = dict(
                 objective=objective,
                 max_seq_length=seq_len,
                 dupe_factor=1,
                 workers=min(2, len(inputs)),
                 log=lambda *_: None,
             )
+            try:
+                build_examples(tok, inputs, out, **kwargs)
+            except FileExistsError:  # a stale cache entry (other tokenizer or code version)
+                shutil.rmtree(out)
+                build_examples(tok, inputs, out, **kwargs)
             build_s = time.perf_counter() - t0
             manifest = json.loads((out / "manifest.json").read_text())
             vocab_size = manifest["vocab_size"]
