@@ -163,6 +163,18 @@ def test_cli_on_files_and_input_hash(tmp_path):
     assert len(_vocab(out)) == 400
 
 
+def test_corpus_record_shards_are_read(tmp_path):
+    from corpus.records import CorpusRecord, RecordWriter
+
+    shard_dir = tmp_path / "clean"
+    with RecordWriter(shard_dir / "00000.jsonl.gz") as w:
+        for i, text in enumerate(TEXTS[:1500]):
+            w.write(CorpusRecord(id=f"t-{i}", text=text, source="test"))
+    d = train_tokenizer([shard_dir], tmp_path / "tok", vocab_size=VOCAB, workers=1)
+    stats = json.loads((d / "train_stats.json").read_text())
+    assert stats["input"]["records"] == 1500 and len(_vocab(d)) == VOCAB
+
+
 def test_empty_corpus_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(EmptyCorpusError):
         train_tokenizer([], tmp_path / "a", vocab_size=100)
