@@ -170,9 +170,16 @@ def test_corpus_record_shards_are_read(tmp_path):
     with RecordWriter(shard_dir / "00000.jsonl.gz") as w:
         for i, text in enumerate(TEXTS[:1500]):
             w.write(CorpusRecord(id=f"t-{i}", text=text, source="test"))
+    # a finished stage folder: side outputs and stats must not be trained on
+    with RecordWriter(shard_dir / "removed" / "00000.jsonl.gz") as w:
+        w.write(CorpusRecord(id="r-0", text="지워진 문장", source="test"))
+    (shard_dir / "stats.json").write_text('{"read": 1501}')
+    (shard_dir / "manifest.json").write_text('{"stage": "corpus.pseudonymize"}')
     d = train_tokenizer([shard_dir], tmp_path / "tok", vocab_size=VOCAB, workers=1)
     stats = json.loads((d / "train_stats.json").read_text())
     assert stats["input"]["records"] == 1500 and len(_vocab(d)) == VOCAB
+    manifest = json.loads((d / "manifest.json").read_text())
+    assert [Path(i["path"]).name for i in manifest["inputs"]] == ["00000.jsonl.gz"]
 
 
 def test_empty_corpus_is_a_clear_error(tmp_path, capsys):

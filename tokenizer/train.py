@@ -109,6 +109,35 @@ def _record_lines(path: str, budget: int | None, counts: collections.Counter) ->
     counts["bytes"] += used
 
 
+def expand_training_inputs(paths: list[str]) -> list[str]:
+    """Input files, sorted; a corpus stage's output folder contributes only its main shards.
+
+    A folder with a ``manifest.json`` is a finished stage folder (records/,
+    decontaminated/, clean/): its top-level ``*.jsonl.gz``/``*.jsonl`` files
+    are the kept records, while ``removed/``, ``quarantine/`` and
+    ``stats.json`` must not be trained on. Anything else goes through
+    `corpus.readers.expand_inputs` (files, folders, globs).
+    """
+    from corpus.readers import expand_inputs
+
+    files: set[str] = set()
+    rest: list[str] = []
+    for p in paths:
+        if os.path.isdir(p) and os.path.isfile(os.path.join(p, "manifest.json")):
+            shards = sorted(
+                glob.glob(os.path.join(glob.escape(p), "*.jsonl.gz"))
+                + glob.glob(os.path.join(glob.escape(p), "*.jsonl"))
+            )
+            if not shards:
+                raise EmptyCorpusError(f"stage folder {p} has no *.jsonl(.gz) shards")
+            files.update(shards)
+        else:
+            rest.append(p)
+    if rest:
+        files.update(expand_inputs(rest))
+    return sorted(files)
+
+
 class Inputs:
     """The training text: files (any format `corpus.readers` knows) or in-memory texts.
 
@@ -120,10 +149,8 @@ class Inputs:
         self.max_bytes = max_bytes
         self.counts: collections.Counter = collections.Counter()
         if _looks_like_paths(inputs):
-            from corpus.readers import expand_inputs
-
             items = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
-            self.files = expand_inputs([os.fspath(p) for p in items])
+            self.files = expand_training_inputs([os.fspath(p) for p in items])
             self.texts = None
             if not self.files:
                 raise EmptyCorpusError(f"no input files in {items}")
