@@ -194,6 +194,13 @@ def test_empty_corpus_is_a_clear_error(tmp_path, capsys):
     assert not (tmp_path / "c" / "manifest.json").exists()
 
 
+def test_bad_input_line_names_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("좋은 문장\n".encode() * 3 + b"\xff\xfe broken\n")
+    assert main(["--input", str(bad), "--output", str(tmp_path / "o"), "--vocab", "100"]) == 2
+    assert f"{bad}:4: invalid UTF-8" in capsys.readouterr().err
+
+
 def test_vocab_larger_than_corpus_allows_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="supports only"):
         train_tokenizer(TEXTS[:50], tmp_path / "big", vocab_size=20_000, workers=1)
