@@ -150,42 +150,67 @@ class BM25Index:
         )
 
     # ---------------------------------------------------------------- scoring
-    def query_matrix(self, queries: Iterable[Sequence[str]]) -> tuple[sp.csr_matrix, np.ndarray]:
-        """Token lists -> (sparse count matrix over the vocabulary, query lengths)."""
+    def query_matrix(
+        self, queries: Iterable[Sequence[str]]
+    ) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+        """Token lists -> (sparse counts over the vocabulary, query lengths, OOV self-score).
+
+        The last array is the part of each query's self-score due to tokens
+        the index does not know, scored with the idf of a term of document
+        frequency 0 (``ln((N + 0.5) / 0.5)``): those tokens cannot match any
+        benchmark sentence but they do make the query less of a copy.
+        """
         vocab = self.vocab
         indptr = [0]
         indices: list[int] = []
         lengths: list[int] = []
-        for toks in queries:
+        oov_rows: list[int] = []
+        oov_tf: list[int] = []
+        for r, toks in enumerate(queries):
             lengths.append(len(toks))
+            unknown: dict[str, int] = {}
             for t in toks:
                 i = vocab.get(t)
                 if i is not None:
                     indices.append(i)
+                else:
+                    unknown[t] = unknown.get(t, 0) + 1
             indptr.append(len(indices))
+            oov_rows.extend([r] * len(unknown))
+            oov_tf.extend(unknown.values())
         q = sp.csr_matrix(
             (np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
             shape=(len(lengths), len(vocab)),
         )
         q.sum_duplicates()
-        return q, np.asarray(lengths, dtype=np.float64)
+        lens = np.asarray(lengths, dtype=np.float64)
+        f = np.asarray(oov_tf, dtype=np.float64)
+        rows = np.asarray(oov_rows, dtype=np.int64)
+        idf0 = np.log((self.num_docs + 0.5) / 0.5)
+        norm = self.k1 * (1.0 - self.b + self.b * lens[rows] / self.avgdl)
+        contrib = f * idf0 * f * (self.k1 + 1.0) / (f + norm)
+        oov_self = np.bincount(rows, weights=contrib, minlength=len(lengths))
+        return q, lens, oov_self
 
     def score_matrix(self, queries: Iterable[Sequence[str]]) -> sp.csr_matrix:
         """Raw BM25 scores, queries x documents, as a sparse matrix (zeros omitted)."""
-        q, _ = self.query_matrix(queries)
+        q = self.query_matrix(queries)[0]
         return (q @ self.weights).tocsr()
 
     def get_scores(self, query: Sequence[str]) -> np.ndarray:
         """Dense raw scores of one query against every document (rank_bm25's get_scores)."""
         return self.score_matrix([query]).toarray().ravel()
 
-    def query_self_scores(self, q: sp.csr_matrix, lengths: np.ndarray) -> np.ndarray:
+    def query_self_scores(
+        self, q: sp.csr_matrix, lengths: np.ndarray, oov_self: np.ndarray | None = None
+    ) -> np.ndarray:
         """BM25 score of each query against itself as if it were a document of the index."""
         f = q.data
         rows = np.repeat(np.arange(q.shape[0]), np.diff(q.indptr))
         norm = self.k1 * (1.0 - self.b + self.b * lengths / self.avgdl)
         contrib = f * self.idf[q.indices] * f * (self.k1 + 1.0) / (f + norm[rows])
-        return np.bincount(rows, weights=contrib, minlength=q.shape[0])
+        out = np.bincount(rows, weights=contrib, minlength=q.shape[0])
+        return out if oov_self is None else out + oov_self
 
     def _split_common(self) -> None:
         """Splits the vocabulary into common terms (df > `common_df`) and the rest, once."""
@@ -239,9 +264,9 @@ class BM25Index:
         """
         if norm not in NORMALISATIONS:
             raise ValueError(f"unknown normalisation {norm!r}; choose from {NORMALISATIONS}")
-        q, lengths = self.query_matrix(queries)
+        q, lengths, oov = self.query_matrix(queries)
         if norm not in ("max", "query") and exact:
-            return self._best(q, lengths, q @ self.weights, norm)
+            return self._best(q, lengths, q @ self.weights, norm, oov)
         self._split_common()
         cand = (q @ self._rare_weights).tocsr()
         cand.sum_duplicates()
@@ -253,11 +278,11 @@ class BM25Index:
         per_pair = np.repeat(np.arange(len(cand.indices)), np.diff(sub.indptr))
         vals = sub.data * qc[pair_rows[per_pair], sub.indices]
         cand.data = cand.data + np.bincount(per_pair, weights=vals, minlength=len(cand.data))
-        best, best_sim, best_raw = self._best(q, lengths, cand, norm)
+        best, best_sim, best_raw = self._best(q, lengths, cand, norm, oov)
         if norm not in ("max", "query"):  # no useful bound: candidates only (exact=False)
             return best, best_sim, best_raw
         bound = qc @ self._common_max
-        self_q = self.query_self_scores(q, lengths)
+        self_q = self.query_self_scores(q, lengths, oov)
         with np.errstate(divide="ignore", invalid="ignore"):
             bound_sim = np.where(self_q > 0, bound / np.where(self_q > 0, self_q, 1.0), 0.0)
         need = (bound > 0) & (bound_sim >= best_sim)
@@ -268,12 +293,17 @@ class BM25Index:
         redo = np.flatnonzero(need)
         if len(redo):
             sub_q = q[redo]
-            b2, s2, r2 = self._best(sub_q, lengths[redo], sub_q @ self.weights, norm)
+            b2, s2, r2 = self._best(sub_q, lengths[redo], sub_q @ self.weights, norm, oov[redo])
             best[redo], best_sim[redo], best_raw[redo] = b2, s2, r2
         return best, best_sim, best_raw
 
     def _best(
-        self, q: sp.csr_matrix, lengths: np.ndarray, scores: sp.spmatrix, norm: str
+        self,
+        q: sp.csr_matrix,
+        lengths: np.ndarray,
+        scores: sp.spmatrix,
+        norm: str,
+        oov: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         s = scores.tocsr()
         s.sum_duplicates()
@@ -287,7 +317,7 @@ class BM25Index:
             if norm in ("doc", "max"):
                 denom = self.self_score[s.indices]
             if norm in ("query", "max"):
-                sq = self.query_self_scores(q, lengths)[rows]
+                sq = self.query_self_scores(q, lengths, oov)[rows]
                 denom = sq if denom is None else np.maximum(denom, sq)
             with np.errstate(divide="ignore", invalid="ignore"):
                 sim = np.where(denom > 0, raw / np.where(denom > 0, denom, 1.0), 0.0)

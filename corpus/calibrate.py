@@ -136,7 +136,7 @@ def build_set(index_sents, index, corpus, n, seed, tokenizer):
     index._split_common()
     rare = (index._rare_weights > 0).astype(np.float64)
     for s in pool:
-        q, _ = index.query_matrix([tokenize(s, tokenizer)])
+        q = index.query_matrix([tokenize(s, tokenizer)])[0]
         shared = (q > 0).astype(np.float64) @ rare
         if shared.nnz and shared.max() >= 2:
             negs.append(s)

@@ -146,7 +146,7 @@ def _is_boundary(par: str, m: re.Match, sent_start: int) -> bool:
             w = word.lower().rstrip(".")
             if w in ABBREVIATIONS or len(w) == 1 or re.fullmatch(r"([a-z]\.)+[a-z]", w):
                 return False
-    return not _inside_open_pair(par, m.start(), sent_start)
+    return not _inside_open_pair(par, m.end(), sent_start)
 
 
 def split_paragraph(par: str) -> Iterator[str]:
