@@ -184,12 +184,18 @@ def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
     seq_len = int(data["max_seq_length"])
     vocab = int(boot["vocab_size"])
     train_files, held_files, described = bootstrap_inputs(int(boot["num_files"]))
+    if held_files:
+        # Characters seen fewer than 20 times become [UNK]: keeps the alphabet (each character
+        # twice, plain and ##) well under a small vocabulary.
+        tok_args = {"vocab_size": vocab, "min_char_count": 20, "min_frequency": 2}
+    else:
+        # A few hundred sentences: keep every character; 1,500 entries is what they support.
+        tok_args = {"vocab_size": min(vocab, 1500), "min_char_count": 1, "min_frequency": 1}
     settings = {
         "version": BOOTSTRAP_VERSION,
         "objective": objective,
         "max_seq_length": seq_len,
-        "vocab_size": vocab,
-        "min_char_count": 20,
+        "tokenizer": tok_args,
         "seed": int(cfg["seed"]),
         "inputs": [
             {"path": p, "bytes": os.path.getsize(p), "sha256": _sha256(p)}
@@ -209,7 +215,9 @@ def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
         return result
 
     logging.info(
-        "bootstrap data: building a %d-piece tokenizer and examples from %s", vocab, described
+        "bootstrap data: building a %d-piece tokenizer and examples from %s",
+        tok_args["vocab_size"],
+        described,
     )
     root.mkdir(parents=True, exist_ok=True)
     tmp = root / f".bootstrap-{key}.tmp-{os.getpid()}"
@@ -217,7 +225,7 @@ def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
     if not held_files:
         train_txt, held_txt = _split_tiny_corpus(tmp / "text")
         train_files, held_files = [train_txt], [held_txt]
-    _train_tokenizer(train_files, tmp / "tokenizer", vocab, int(cfg["seed"]))
+    _train_tokenizer(train_files, tmp / "tokenizer", int(cfg["seed"]), tok_args)
     from pretrain.build_data import build_examples
 
     common = dict(
@@ -241,9 +249,7 @@ def build_bootstrap(cfg: Mapping[str, Any]) -> dict[str, str]:
     return result
 
 
-def _train_tokenizer(files: list[str], output: Path, vocab: int, seed: int) -> None:
+def _train_tokenizer(files: list[str], output: Path, seed: int, tok_args: dict) -> None:
     from tokenizer.train import train_tokenizer
 
-    # Characters seen fewer than 20 times become [UNK]: keeps the alphabet (each character
-    # twice, plain and ##) well under a small vocabulary.
-    train_tokenizer(files, output, vocab_size=vocab, seed=seed, workers=1, min_char_count=20)
+    train_tokenizer(files, output, seed=seed, workers=1, **tok_args)

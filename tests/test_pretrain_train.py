@@ -265,3 +265,45 @@ def test_peak_table():
 
     assert train.peak_flops_per_device(Dev()) == 61.5e12
     assert train.peak_flops_per_device(Dev(), override=1e12) == 1e12
+
+
+def test_sigterm_saves_a_checkpoint_and_stops(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    original = train.SyntheticLoader.batch
+
+    def preempt_at_step_3(self, step):
+        if step == 3:
+            os.kill(os.getpid(), signal.SIGTERM)  # what a TPU/Kubernetes preemption sends
+        return original(self, step)
+
+    monkeypatch.setattr(train.SyntheticLoader, "batch", preempt_at_step_3)
+    cfg = _cfg(checkpoint_every_steps=100, stop_at_step=6)
+    out = train.train_and_evaluate(cfg, tmp_path)
+    assert out["stopped"] == "preempted" and out["step"] == 4
+    ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path), read_only=True)
+    assert ckpt.latest_step() == 4
+    ckpt.close()
+    assert signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, signal.default_int_handler, None)
+    monkeypatch.setattr(train.SyntheticLoader, "batch", original)
+    out = train.train_and_evaluate(cfg, tmp_path)
+    assert out["stopped"] == "done" and out["step"] == 6
+
+
+def test_bootstrap_without_shared_data_uses_the_repo_corpus(tmp_path, monkeypatch):
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    monkeypatch.setenv("KLUE_DATA_DIR", str(empty))
+    monkeypatch.setenv("KLUE_PRETRAIN_CACHE", str(tmp_path / "cache"))
+    cfg = tiny.get_config()
+    cfg.data.max_seq_length = 64
+    spec = bootstrap.resolve_data(cfg, tmp_path / "w")
+    assert spec.objective == "bert" and spec.max_seq_length == 64 and spec.has_eval
+    assert spec.examples_dir != spec.eval_examples_dir
+    built = sorted((tmp_path / "cache").iterdir())
+    assert len(built) == 1 and built[0].name.startswith("bootstrap-")  # no temporary left
+    again = bootstrap.resolve_data(cfg, tmp_path / "w")  # cached: same folders, no rebuild
+    assert again == spec
+    mc = train.build_model_config(cfg, spec)
+    assert mc.vocab_size == spec.vocab_size <= 1500
