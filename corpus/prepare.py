@@ -45,6 +45,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from corpus.dedup import stage_inputs
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.filters import build_filters
 from corpus.normalize import normalize_document
@@ -84,14 +85,15 @@ def iter_sentences(job: ShardJob, counts: dict) -> Iterator[tuple[CorpusRecord, 
         if not sents:
             counts["documents_empty"] += 1
             continue
-        flt = filters_by_source.get(doc.source)
+        source = cfg.get("source") or doc.source  # --source overrides even a record's own
+        flt = filters_by_source.get(source)
         if flt is None:
-            flt = filters_by_source[doc.source] = build_filters(doc.source, cfg.get("min_chars"))
+            flt = filters_by_source[source] = build_filters(source, cfg.get("min_chars"))
         min_len, dup = flt
         extra = dict(doc.extra)
         extra.setdefault("doc_id", doc.id)
         for k, text in enumerate(sents):
-            rec = CorpusRecord(id=f"{doc.id}-s{k}", text=text, source=doc.source, extra=extra)
+            rec = CorpusRecord(id=f"{doc.id}-s{k}", text=text, source=source, extra=extra)
             reason = min_len(text)
             h = None
             if reason is None:
@@ -261,13 +263,14 @@ def main(argv: list[str] | None = None) -> int:
         "force": args.force,
         "argv": [sys.executable, "-m", "corpus.prepare", *(argv or sys.argv[1:])],
     }
-    run_stage(HASH_STAGE, args.input, hash_dir, hash_shard, config, **common)
+    inputs = stage_inputs(args.input)
+    run_stage(HASH_STAGE, inputs, hash_dir, hash_shard, config, **common)
     drop_dir = os.path.join(hash_dir, "drop")
     os.makedirs(drop_dir, exist_ok=True)
     dropped = global_duplicates(hash_dir, drop_dir)
     log.info("%s: %d cross-shard duplicates", STAGE, dropped)
     counts = run_stage(
-        STAGE, args.input, out, prepare_shard, {**config, "drop_dir": drop_dir}, **common
+        STAGE, inputs, out, prepare_shard, {**config, "drop_dir": drop_dir}, **common
     )
     removed = sum(counts.get("removed", {}).values())
     if counts.get("sentences", 0) != counts.get("kept", 0) + removed:

@@ -77,7 +77,10 @@ def test_splitter_on_real_kowiki():
     inner = [s for s in sents if re.search(r"[가-힣]다\. [가-힣]", s)]
     assert len(inner) <= 0.02 * len(sents), inner[:5]
     # No decimal number is ever cut.
-    assert not any(re.search(r"\d\.$", s) and re.match(r"^\d", t) for s, t in zip(sents, sents[1:]))
+    assert not any(
+        re.search(r"\d\.$", s) and re.match(r"^\d", t)
+        for s, t in zip(sents, sents[1:], strict=False)
+    )
 
 
 def test_splitter_on_real_petitions():

@@ -1,0 +1,192 @@
+"""corpus.prepare and corpus.dedup end to end: accounting, fields, bad input, resume after kill."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from corpus import dedup, prepare
+from corpus.textio import InputError
+
+FIX = Path(__file__).parent / "fixtures" / "corpus"
+RAW = FIX / "raw"
+KLUE = FIX / "klue"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _records(folder: Path) -> list[dict]:
+    out = []
+    for p in sorted(folder.glob("shard-*.jsonl.gz")):
+        with gzip.open(p, "rt", encoding="utf-8") as fh:
+            out.extend(json.loads(line) for line in fh)
+    return out
+
+
+def _stats(folder: Path) -> dict:
+    return json.loads((folder / "stats.json").read_text(encoding="utf-8"))
+
+
+def test_prepare_accounting_ids_fields_and_cross_shard_dedup(tmp_path):
+    out = tmp_path / "records"
+    assert prepare.main(["--input", str(RAW), "--output", str(out), "--workers", "1"]) == 0
+    recs = _records(out)
+    stats = _stats(out)
+    assert stats["documents"] == 6 and stats["documents_empty"] == 1
+    assert stats["sentences"] == stats["kept"] + sum(stats["removed"].values())
+    for src in stats["by_source"].values():
+        assert src["sentences"] == src["kept"] + sum(src["removed"].values())
+    assert stats["kept"] == len(recs)
+    # doc-5's first sentence repeats doc-2's, in another shard: removed by the global pass.
+    assert stats["removed"] == {"duplicate_cross_shard": 1}
+    ids = [r["id"] for r in recs]
+    assert len(ids) == len(set(ids))
+    by_id = {r["id"]: r for r in recs}
+    assert by_id["doc-1-s0"]["url"] == "http://example.com/1"  # extra fields kept
+    assert by_id["doc-1-s0"]["doc_id"] == "doc-1" and by_id["doc-1-s0"]["source"] == "news"
+    assert "doc-5-s0" not in by_id and by_id["doc-5-s1"]["text"] == "고양이가 창가에서 낮잠을 잤다."
+
+
+def test_prepare_min_chars_and_paper_default(tmp_path):
+    out = tmp_path / "records"
+    prepare.main(["--input", str(RAW), "--output", str(out), "--workers", "1", "--min-chars", "30"])
+    stats = _stats(out)
+    assert stats["removed"]["too_short"] > 0
+    assert all(len(r["text"]) >= 30 for r in _records(out))
+    # --source cc-100: the paper's 200-character minimum applies.
+    out2 = tmp_path / "cc"
+    prepare.main(
+        ["--input", str(RAW), "--output", str(out2), "--source", "cc-100", "--workers", "1"]
+    )
+    assert _stats(out2)["kept"] == 0
+
+
+def test_prepare_bad_input_raises_or_quarantines(tmp_path):
+    bad = tmp_path / "in" / "bad.jsonl"
+    bad.parent.mkdir()
+    bad.write_text(
+        '{"id":"a","text":"좋은 문장이다.","source":"s"}\n{"id":"b","text": \n'
+        '{"id":"c","text":"또 다른 문장이다.","source":"s"}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as e:
+        prepare.main(["--input", str(bad), "--output", str(tmp_path / "o1"), "--workers", "1"])
+    assert "bad.jsonl:2" in str(e.value)
+    out = tmp_path / "o2"
+    prepare.main(
+        ["--input", str(bad), "--output", str(out), "--workers", "1", "--on-error", "skip"]
+    )
+    stats = _stats(out)
+    assert stats["documents"] == 2 and stats["kept"] == 2
+    assert sum(stats["quarantined"].values()) == 1
+    assert (out / "quarantine").is_dir()
+
+
+def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
+    records = tmp_path / "records"
+    prepare.main(["--input", str(RAW), "--output", str(records), "--workers", "1"])
+    out = tmp_path / "dedup"
+    argv = ["--input", str(records), "--output", str(out), "--benchmark-dir", str(KLUE)]
+    assert dedup.main([*argv, "--workers", "1"]) == 0
+    kept = {r["id"]: r for r in _records(out)}
+    removed = {r["id"]: r for r in _records(out / "removed")}
+    stats = _stats(out)
+    assert stats["read"] == stats["kept"] + stats["removed"]["benchmark_match"]
+    assert stats["read"] == _stats(records)["kept"]
+    for src in stats["by_source"].values():
+        assert src["read"] == src["kept"] + src["removed"]
+    # Exact copy, a copy with another ending, and a paraphrase with a changed particle.
+    assert {"doc-1-s0", "doc-3-s0", "doc-6-s0"} <= set(removed)
+    assert removed["doc-1-s0"]["benchmark_guid"] == "klue-sts-v1_dev_00000"
+    assert removed["doc-1-s0"]["benchmark_task"] == "sts"
+    assert removed["doc-1-s0"]["score"] >= 0.99
+    assert removed["doc-1-s0"]["url"] == "http://example.com/1"
+    assert {"doc-1-s1", "doc-2-s0", "doc-2-s1", "doc-5-s1"} <= set(kept)
+    assert stats["removed_by_task"] == {"sts": len(removed)}
+    # Threshold behaviour: at 0.99 only the exact copy is removed.
+    strict = tmp_path / "strict"
+    dedup.main(
+        [
+            "--input",
+            str(records),
+            "--output",
+            str(strict),
+            "--benchmark-dir",
+            str(KLUE),
+            "--threshold",
+            "0.99",
+            "--workers",
+            "1",
+            "--index-dir",
+            str(out) + ".index",
+        ]
+    )
+    assert {r["id"] for r in _records(strict / "removed")} == {"doc-1-s0"}
+
+
+def _many_shards(folder: Path, n: int) -> None:
+    folder.mkdir()
+    src = [json.loads(x) for p in sorted(RAW.glob("*.jsonl")) for x in p.read_text().splitlines()]
+    for i in range(n):
+        with open(folder / f"part-{i:03d}.jsonl", "w", encoding="utf-8") as fh:
+            for r in src:
+                fh.write(json.dumps({**r, "id": f"{r['id']}-{i}"}, ensure_ascii=False) + "\n")
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "manifest.json"
+    }
+
+
+def test_dedup_resume_after_sigkill_is_byte_identical(tmp_path):
+    inputs = tmp_path / "in"
+    _many_shards(inputs, 24)
+    index_dir = tmp_path / "index"
+    args = [
+        "--input",
+        str(inputs),
+        "--benchmark-dir",
+        str(KLUE),
+        "--workers",
+        "1",
+        "--index-dir",
+        str(index_dir),
+    ]
+    ref = tmp_path / "ref"
+    dedup.main([*args, "--output", str(ref)])
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "corpus.dedup", *args, "--output", str(out)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    done = out / ".done"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if done.is_dir() and len(list(done.iterdir())) >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "run finished before it could be killed; use more shards"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(list(done.iterdir()))
+    assert 0 < finished < 24
+    assert not (out / "manifest.json").exists()
+    assert dedup.main([*args, "--output", str(out)]) == 0
+    assert _tree(out) == _tree(ref)
+    shutil.rmtree(out)
