@@ -78,6 +78,34 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+def review_sample(paths: list[str], n: int, seed: int, show_values: bool) -> list[str]:
+    """`n` random non-URL detections from `paths`, each with 20 characters of context.
+
+    For a hand check of precision on real text. Values are shown only with
+    `show_values` (use it on public text such as Wikipedia); otherwise as a shape
+    (digits -> 9, letters -> x).
+    """
+    import random
+
+    from corpus.readers import expand_inputs, iter_records
+
+    scanner = Scanner()
+    hits = []
+    for path in expand_inputs(paths):
+        for rec in iter_records(path):
+            t = rec.text
+            for sp in scanner.find(t):
+                if sp.type == "url":
+                    continue
+                v = t[sp.start : sp.end]
+                if not show_values:
+                    v = "".join("9" if c.isdigit() else "x" if c.isalnum() else c for c in v)
+                left = t[max(0, sp.start - 20) : sp.start].replace("\n", " ")
+                hits.append(f"{sp.type}\t{left}[[{v}]]{t[sp.end : sp.end + 8]}".replace("\n", " "))
+    random.Random(seed).shuffle(hits)
+    return hits[:n]
+
+
 def main(argv: list[str] | None = None) -> int:
     from corpus.datadir import add_data_dir_argument, resolve_data_dir
 
@@ -92,8 +120,21 @@ def main(argv: list[str] | None = None) -> int:
         help="use the templates written after development (never used for tuning)",
     )
     p.add_argument("--json", action="store_true", help="print the raw counts as JSON")
+    p.add_argument(
+        "--review",
+        nargs="+",
+        default=None,
+        metavar="PATH",
+        help="instead: print a random sample of detections in PATH for a hand check",
+    )
+    p.add_argument("--n", type=int, default=40, help="sample size for --review")
+    p.add_argument("--show-values", action="store_true", help="--review shows the values")
     add_data_dir_argument(p)
     args = p.parse_args(argv)
+    if args.review:
+        for line in review_sample(args.review, args.n, 42, args.show_values):
+            print(line)
+        return 0
     examples = positives(args.seed, args.per_type, args.held_out_templates)
     examples += hard_negatives(args.seed)
     try:
