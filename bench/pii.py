@@ -47,8 +47,14 @@ def _timed(fn, texts: list[str]) -> dict:
         n += fn(text)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
-    return {"mb": round(mb, 3), "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
-            "mb_per_cpu_s": round(mb / cpu, 2), "spans": n, "peak_rss_mb": round(_peak_rss_mb(), 1)}  # fmt: skip
+    return {
+        "mb": round(mb, 3),
+        "cpu_s": round(cpu, 3),
+        "wall_s": round(wall, 3),
+        "mb_per_cpu_s": round(mb / cpu, 2),
+        "spans": n,
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+    }
 
 
 def _covered(spans: list[tuple[int, int]], s: int, e: int) -> bool:

@@ -3,4 +3,14 @@
 * `corpus.pii.detectors`: one registered detector per type (pattern + validator).
 * `corpus.pii.scan`: `Scanner` / `find_spans`, one combined pass per text.
 * `corpus.pii.generate`: `Pseudonymizer`, same-shape deterministic replacements.
+* `corpus.pii.testset` / `corpus.pii.evaluate`: the labelled set and its metrics.
+
+    >>> from corpus.pii import Pseudonymizer
+    >>> text, spans = Pseudonymizer(seed=1).apply("연락처 010-2345-6789")
 """
+
+from corpus.pii.detectors import REGISTRY, TYPES
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.scan import Scanner, Span, find_spans
+
+__all__ = ["REGISTRY", "TYPES", "Pseudonymizer", "Scanner", "Span", "find_spans"]
