@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -636,7 +637,16 @@ def make_loader(cfg: Mapping[str, Any], data: Any, *, eval_split: bool = False) 
         process_index=jax.process_index(),
         process_count=jax.process_count(),
         max_predictions_per_seq=data.max_predictions_per_seq,
+        prefetch=int(cfg["data"].get("prefetch", 2)),
+        num_workers=int(cfg["data"].get("loader_workers", 0)),
     )
+
+
+def batches_from(loader: Any, start: int) -> Iterator[dict[str, np.ndarray]]:
+    """Host batches ``start, start+1, ...``: the loader's prefetching iterator when it has one."""
+    if hasattr(loader, "iter_from"):
+        return loader.iter_from(start)
+    return (loader.batch(step) for step in itertools.count(start))
 
 
 def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
@@ -735,6 +745,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
 
     p_train, p_eval = program.train_step, program.eval_step
     train_loader = make_loader(cfg, data)
+    host_batches = batches_from(train_loader, start)
     eval_loader = make_loader(cfg, data, eval_split=True) if data.has_eval else None
     meta = {
         "model_config": model_config.to_dict(),
@@ -801,7 +812,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
 
     try:
         for step in range(start, min(stop_at, total_steps)):
-            batch = sharding.global_batch(train_loader.batch(step), mesh)
+            batch = sharding.global_batch(next(host_batches), mesh)
             state, metrics = p_train(state, batch)
             if pending is not None:
                 handle(pending)  # the previous step's metrics: the device is already busy
@@ -837,6 +848,8 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         ckpt.wait()  # let saves of earlier (finite) states finish; save nothing new
         raise
     finally:
+        if hasattr(host_batches, "close"):
+            host_batches.close()  # stops the loader's prefetch threads
         watcher.uninstall()
         progress.close()
         log.close()

@@ -24,6 +24,8 @@ def get_config() -> ml_collections.ConfigDict:
     c.data.examples_dir = ""  # built by `python -m pretrain.build_data`
     c.data.eval_examples_dir = ""  # held-out examples (other documents), optional
     c.data.tokenizer_dir = ""  # copied into the export; default: from the examples manifest
+    c.data.prefetch = 2  # host batches built ahead of the device (loader threads)
+    c.data.loader_workers = 0  # loader worker threads (>0 for large batches; see input_pipeline)
     c.data.synthetic = False  # random batches of the right shapes (benchmarks, tests)
     c.data.max_seq_length = 512  # synthetic/bootstrap only; real examples carry their own
     c.data.max_predictions_per_seq = 0  # 0: ceil(0.15 * max_seq_length) (77 for 512)
