@@ -224,6 +224,16 @@ register(Detector(
 
 _RRN_CONTEXT = _context(r"주민|등록번호|외국인")
 _CRN_CONTEXT = _context(r"법인")
+_ID_LABEL = re.compile(r"법인|주민|외국인")
+
+
+def _labelled_corporate(text: str, s: int) -> bool:
+    """True when the nearest ID label before `s` is 법인, with no other number in between."""
+    labels = list(_ID_LABEL.finditer(text, max(0, s - CONTEXT_BEFORE), s))
+    last = labels[-1] if labels else None
+    if last is None or last.group() != "법인":
+        return False
+    return not any(c.isdigit() for c in text[last.end() : s])
 
 
 def _make_rrn_accept(sex_digits: str):
@@ -234,8 +244,8 @@ def _make_rrn_accept(sex_digits: str):
             return None
         s, e = _span(m)
         masked = len(digits) < 13
-        if _CRN_CONTEXT.search(text, max(0, s - CONTEXT_BEFORE), s) and crn_ok(digits):
-            return None  # a corporate number written next to 법인: the more specific reading
+        if crn_ok(digits) and _labelled_corporate(text, s):
+            return None  # the nearest label says corporate number: the more specific reading
         unseparated = len(value) == 13
         if unseparated and not masked and not rrn_checksum_ok(digits):
             # bare 13-digit strings (barcodes, serials) need the check digit or a context word
