@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus.readers import expand_inputs
-from corpus.textio import Quarantine
+from corpus.textio import InputError, Quarantine
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,21 @@ DONE_DIR = ".done"
 QUARANTINE_DIR = "quarantine"
 RUN_FILE = ".run.json"
 VERSION = "1"
+
+
+class ShardFailed(RuntimeError):
+    """A shard's stage function raised; carries the worker's traceback as text.
+
+    Built from strings only, so it always crosses a process boundary: an
+    exception the parent cannot unpickle would hang a process pool.
+    """
+
+    def __init__(self, shard: str, input_path: str, details: str):
+        self.shard, self.input_path, self.details = shard, input_path, details
+        super().__init__(f"shard {shard} ({input_path}) failed:\n{details}")
+
+    def __reduce__(self):
+        return (type(self), (self.shard, self.input_path, self.details))
 
 
 @dataclass
@@ -127,6 +142,12 @@ def run_shard(
     job.quarantine = Quarantine(qpath + ".tmp")
     try:
         counts = process(job)
+    except InputError:
+        raise  # picklable, and its file:line message is what the user needs
+    except Exception as e:
+        import traceback
+
+        raise ShardFailed(job.name, job.input_path, traceback.format_exc()) from e
     finally:
         job.quarantine.close()
     if job.quarantine.total:

@@ -165,3 +165,30 @@ def test_ray_executor_gives_the_same_output(tmp_path):
     finally:
         ray.shutdown()
     assert _tree(out) == _tree(ref)
+
+
+class _Unpicklable(Exception):
+    def __init__(self, a, b):  # pickle re-creates exceptions from args: this one cannot be
+        super().__init__(a)
+        self.b = b
+
+
+def failing_shard(job: ShardJob) -> dict:
+    raise _Unpicklable("boom", 1)
+
+
+def bad_input_shard(job: ShardJob) -> dict:
+    from corpus.textio import InputError
+
+    raise InputError(job.input_path, 3, "malformed JSON: test")
+
+
+def test_worker_errors_reach_the_parent(tmp_path):
+    from corpus.executor import ShardFailed
+    from corpus.textio import InputError
+
+    src = _inputs(tmp_path, 2)
+    with pytest.raises(ShardFailed, match="boom"):
+        run_stage("toy", [str(src)], str(tmp_path / "a"), failing_shard, {}, workers=2)
+    with pytest.raises(InputError, match=r"f0.txt:3: malformed JSON"):
+        run_stage("toy", [str(src)], str(tmp_path / "b"), bad_input_shard, {}, workers=2)
