@@ -511,7 +511,10 @@ def evaluate(eval_fn: Callable, params: Any, loader: Any, steps: int, mesh) -> d
         sums = _to_host(eval_fn(params, sharding.global_batch(loader.batch(i), mesh)))
         for k, v in sums.items():
             total[k] = total.get(k, 0.0) + v
-    return {f"eval/{k}": float(v) for k, v in metrics_from_sums(total).items()}
+    metrics = metrics_from_sums(total)
+    if total.get("nsp_count", 0.0) == 0.0:  # roberta: no NSP
+        metrics = {k: v for k, v in metrics.items() if not k.startswith("nsp_")}
+    return {f"eval/{k}": float(v) for k, v in metrics.items()}
 
 
 class Progress:

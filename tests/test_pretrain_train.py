@@ -307,3 +307,18 @@ def test_bootstrap_without_shared_data_uses_the_repo_corpus(tmp_path, monkeypatc
     assert again == spec
     mc = train.build_model_config(cfg, spec)
     assert mc.vocab_size == spec.vocab_size <= 1500
+
+
+def test_roberta_objective_trains_without_nsp(tmp_path):
+    cfg = _cfg(model="tiny-roberta", objective="roberta", stop_at_step=2, eval_every_steps=2)
+    out = train.train_and_evaluate(cfg, tmp_path)
+    assert out["step"] == 2
+    rows = train.read_metrics(tmp_path)
+    train_rows = [r for r in rows if "loss" in r]
+    assert train_rows and all("nsp_loss" not in r for r in train_rows)
+    assert all(r["loss"] == r["mlm_loss"] for r in train_rows)
+    evals = [r for r in rows if "eval/loss" in r]
+    assert evals and "eval/nsp_loss" not in evals[-1]
+    meta = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path), read_only=True)
+    assert meta.restore_meta(2)["model_config"]["arch"] == "roberta"
+    meta.close()
