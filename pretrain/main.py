@@ -55,7 +55,21 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+USAGE = (
+    "usage: python -m pretrain.main --config pretrain/configs/NAME.py --workdir DIR "
+    "[--config.FIELD=VALUE ...]"
+)
+
+
 def run() -> None:
+    if any(a in ("-h", "--help", "--helpshort") for a in sys.argv[1:]):
+        # absl exits with status 1 after --help; answer it ourselves with status 0.
+        print(USAGE)
+        print(__doc__)
+        print("Every field of the config file can be overridden with --config.FIELD=VALUE")
+        print("(nested: --config.data.examples_dir=DIR); see pretrain/configs/default.py.")
+        print("\n" + FLAGS.main_module_help())
+        sys.exit(0)
     app.run(lambda argv: sys.exit(main(argv)))
 
 
