@@ -90,8 +90,13 @@ class BM25Index:
     meta: list[dict] = field(default_factory=list)  # per document: guid, task, split, field, text
     common_df: int | None = None  # df above which a term is "common" (default max(64, N/128))
     #: Count tokens unknown to the index in a query's self-score (at the idf of df=0).
-    #: Off by default: measured worse (added-clause recall 0.88 vs 0.97, docs/corpus.md).
+    #: Off by default: no better in calibration (docs/corpus.md) and it departs from
+    #: the index statistics that rank_bm25 would use.
     oov_in_self_score: bool = False
+    #: Weight of the query's self-score in the ``max`` denominator,
+    #: ``max(self(d), alpha * self(q))``: 1 is the symmetric form; smaller values
+    #: forgive a copy with an added clause. Chosen by `corpus.calibrate`.
+    alpha: float = 1.0
     _rare_weights: sp.csr_matrix | None = field(default=None, repr=False)
 
     @property
@@ -285,7 +290,7 @@ class BM25Index:
         if norm not in ("max", "query"):  # no useful bound: candidates only (exact=False)
             return best, best_sim, best_raw
         bound = qc @ self._common_max
-        self_q = self.query_self_scores(q, lengths, oov)
+        self_q = self.query_self_scores(q, lengths, oov) * (self.alpha if norm == "max" else 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             bound_sim = np.where(self_q > 0, bound / np.where(self_q > 0, self_q, 1.0), 0.0)
         need = (bound > 0) & (bound_sim >= best_sim)
@@ -321,6 +326,8 @@ class BM25Index:
                 denom = self.self_score[s.indices]
             if norm in ("query", "max"):
                 sq = self.query_self_scores(q, lengths, oov)[rows]
+                if norm == "max":
+                    sq = sq * self.alpha
                 denom = sq if denom is None else np.maximum(denom, sq)
             with np.errstate(divide="ignore", invalid="ignore"):
                 sim = np.where(denom > 0, raw / np.where(denom > 0, denom, 1.0), 0.0)

@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-file", type=int, default=200, help="corpus sentences sampled per file")
     p.add_argument("--tokenizers", nargs="+", default=["morph", "eojeol", "char2"])
     p.add_argument("--norms", nargs="+", default=["max", "doc", "query"], choices=NORMALISATIONS)
+    p.add_argument(
+        "--alphas", nargs="+", type=float, default=[1.0], help="query weights tried with max"
+    )
     args = p.parse_args(argv)
     from corpus.klue import benchmark_texts, resolve_klue_dir
 
@@ -211,7 +214,10 @@ def main(argv: list[str] | None = None) -> int:
             split_rng = np.random.default_rng(args.seed)
             tune = split_rng.random(len(texts)) < 0.5
         queries = [tokenize(s, tok) for s in texts]
-        for norm in args.norms:
+        runs = [(n, a) for n in args.norms for a in (args.alphas if n == "max" else [1.0])]
+        for norm, alpha in runs:
+            index.alpha = alpha
+            name = f"{tok}/{norm}" + (f"@{alpha:g}" if norm == "max" else "")
             ts = time.time()
             best, sim, _ = index.best_matches(queries, norm=norm, exact=False)
             elapsed = time.time() - ts
@@ -225,9 +231,10 @@ def main(argv: list[str] | None = None) -> int:
             }
             at_default = metrics(sim[~tune], labels[~tune], DEFAULT_THRESHOLD)
             found = float((best[(labels == 1)] == docs[labels == 1]).mean())
-            results["configs"][f"{tok}/{norm}"] = {
+            results["configs"][name] = {
                 "tokenizer": tok,
                 "norm": norm,
+                "alpha": alpha,
                 "tune_recall_at_1pct_fpr": r1,
                 "chosen_threshold": thr,
                 "held_out": held,
@@ -237,9 +244,7 @@ def main(argv: list[str] | None = None) -> int:
                 "score_seconds": round(elapsed, 2),
                 "index_build_seconds": round(ts - t, 1),
             }
-            print(
-                f"{tok}/{norm}: {json.dumps(results['configs'][f'{tok}/{norm}'])}", file=sys.stderr
-            )
+            print(f"{name}: {json.dumps(results['configs'][name])}", file=sys.stderr)
     # The positives/negatives near the chosen config's threshold, for inspection.
     results["seconds"] = round(time.time() - t0, 1)
     os.makedirs(args.output, exist_ok=True)

@@ -47,6 +47,7 @@ REMOVED = "removed"
 #: Chosen with `python -m corpus.calibrate` on a held-out half (see docs/corpus.md).
 DEFAULT_THRESHOLD = 0.55
 DEFAULT_NORM = "max"
+DEFAULT_ALPHA = 1.0
 DEFAULT_TOKENIZER = "morph"
 BATCH = 256
 log = logging.getLogger(__name__)
@@ -149,6 +150,7 @@ def process_shard(job: ShardJob) -> dict:
     """Scores one shard's records against the index; writes kept and removed records."""
     cfg = job.config
     index: BM25Index = job.state or load_index(cfg["index_dir"])
+    index.alpha = cfg["alpha"]
     thr, norm, tok = cfg["threshold"], cfg["norm"], index.tokenizer
     opts = ReadOptions()
     counts: dict = {"read": 0, "kept": 0, "removed": {"benchmark_match": 0}, "by_source": {}}
@@ -224,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"remove at normalised similarity >= T (default {DEFAULT_THRESHOLD}, calibrated)",
     )
     p.add_argument("--norm", choices=NORMALISATIONS, default=DEFAULT_NORM, help="normalisation")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=DEFAULT_ALPHA,
+        help=f"query weight in the max normalisation (default {DEFAULT_ALPHA}, calibrated)",
+    )
     p.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="BM25 tokens")
     p.add_argument("--index-dir", default=None, help="index cache (default: OUTPUT.index)")
     p.add_argument("--batch-size", type=int, default=BATCH, help="sentences scored per product")
@@ -253,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     config = {
         "threshold": args.threshold,
         "norm": args.norm,
+        "alpha": args.alpha,
         "exact": args.exact,
         "batch_size": args.batch_size,
         "index_dir": os.path.abspath(index_dir),
