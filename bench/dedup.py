@@ -14,7 +14,7 @@
 2. Scaling: ``python -m corpus.dedup`` (1 worker) on 1x, 4x and 16x
    ``--scale-base`` sentences: wall time and peak RSS of the run.
 
-Prints markdown tables (copied into docs/corpus.md) and writes bench/results/dedup.json.
+Prints markdown tables (copied into docs/corpus.md); ``--json PATH`` keeps the raw results.
 """
 
 from __future__ import annotations
@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queries", type=int, default=2000)
     p.add_argument("--rank-queries", type=int, default=5)
     p.add_argument("--scale-base", type=int, default=1000)
+    p.add_argument("--json", default=None, help="also write the raw results to this file")
     args = p.parse_args(argv)
     thr = throughput(args.queries, args.rank_queries)
     rank = next((r for r in thr if r["method"] == "rank_bm25" and "error" not in r), None)
@@ -199,9 +200,9 @@ def main(argv: list[str] | None = None) -> int:
             f"| {r['input']} | {r['sentences']} | {r['seconds']:.1f} | "
             f"{r['sentences'] / r['seconds']:.0f} | {r['peak_rss_mb']:.0f} |"
         )
-    os.makedirs("bench/results", exist_ok=True)
-    with open("bench/results/dedup.json", "w", encoding="utf-8") as fh:
-        json.dump({"throughput": thr, "scaling": rows}, fh, indent=2)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"throughput": thr, "scaling": rows}, fh, indent=2)
     return 0
 
 
