@@ -190,3 +190,16 @@ def test_dedup_resume_after_sigkill_is_byte_identical(tmp_path):
     assert dedup.main([*args, "--output", str(out)]) == 0
     assert _tree(out) == _tree(ref)
     shutil.rmtree(out)
+
+
+def test_prepare_output_does_not_depend_on_worker_count(tmp_path):
+    inputs = tmp_path / "in"
+    _many_shards(inputs, 4)
+    one, two = tmp_path / "one", tmp_path / "two"
+    prepare.main(["--input", str(inputs), "--output", str(one), "--workers", "1"])
+    prepare.main(["--input", str(inputs), "--output", str(two), "--workers", "2"])
+    assert _tree(one) == _tree(two)
+    # Every shard after the first repeats the first: all its sentences are cross-shard duplicates.
+    stats = _stats(one)
+    assert stats["removed"]["duplicate_cross_shard"] == 3 * stats["kept"]
+    assert stats["kept"] == len(_records(one))
