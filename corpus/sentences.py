@@ -56,7 +56,7 @@ _SYMMETRIC_QUOTES = {'"', "'"}
 _MAX_QUOTE_SPAN = 300
 
 #: Final endings after which a Korean sentence usually stops (last syllable).
-FINAL_SYLLABLES = frozenset("다요죠까니음함임됨냐네군지자라래세오여야어아해게걸데데요함")
+FINAL_SYLLABLES = frozenset("다요죠까니음함임됨냐네군지자라래세오여야어아해게걸데")
 
 #: Hangul list enumerators (가. 나. 다. ...), not sentence ends when they stand alone.
 _LIST_MARKERS = frozenset("가나다라마바사아자차카타파하")
