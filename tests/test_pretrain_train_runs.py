@@ -89,8 +89,15 @@ def _run(workdir: Path, *extra: str, devices: int | None = None, timeout: int = 
     return proc.stderr
 
 
-def _run_and_kill(workdir: Path, pattern: str, *extra: str) -> tuple[str, bool]:
-    """Runs main until a stderr line matches ``pattern``, then SIGKILLs it at once."""
+def _finished_steps(workdir: Path) -> list[int]:
+    ckdir = checkpointing.checkpoint_dir(workdir)
+    return (
+        sorted(int(p.name) for p in ckdir.iterdir() if p.name.isdigit()) if ckdir.is_dir() else []
+    )
+
+
+def _run_and_kill(workdir: Path, pattern: str, *extra: str, when=lambda: True) -> tuple[str, bool]:
+    """Runs main until a stderr line matches ``pattern`` and ``when()``, then SIGKILLs it."""
     proc = subprocess.Popen(
         _cmd(workdir, *extra),
         cwd=REPO,
@@ -103,7 +110,7 @@ def _run_and_kill(workdir: Path, pattern: str, *extra: str) -> tuple[str, bool]:
     assert proc.stderr is not None
     for line in proc.stderr:
         seen.append(line)
-        if re.search(pattern, line):
+        if re.search(pattern, line) and when():
             os.kill(proc.pid, signal.SIGKILL)
             killed = True
             break
@@ -142,14 +149,20 @@ def test_sigkill_anywhere_then_resume_is_bitwise_identical(reference, tmp_path):
     # 1. Killed right after logging a step: somewhere between checkpoints.
     _, killed = _run_and_kill(workdir, rf"\] step {kill_step} ")
     assert killed, note
-    # 2. Restarted, then killed as soon as the next save is under way (async write).
-    err, killed = _run_and_kill(workdir, r"checkpoint: step \d+ copied off the device")
-    assert "resumed from" in err or "step 1 " in err, note
+    # 2. Restarted, then killed as soon as a save is under way (async write), at the first
+    #    save that starts once an earlier checkpoint is complete, so step 3 must resume.
+    err, killed = _run_and_kill(
+        workdir,
+        r"checkpoint: step \d+ copied off the device",
+        when=lambda: bool(_finished_steps(workdir)),
+    )
+    assert killed, f"{note}: the run ended before a save could be interrupted"
     ckdir = checkpointing.checkpoint_dir(workdir)
-    left = sorted(p.name for p in ckdir.iterdir()) if ckdir.is_dir() else []
+    left = sorted(p.name for p in ckdir.iterdir())
     print(f"{note}; checkpoint folder right after the kill during a save: {left}")
-    # 3. Restarted to the end.
-    _run(workdir)
+    # 3. Restarted to the end: it resumes from the newest complete checkpoint.
+    err = _run(workdir)
+    assert re.search(r"resumed from .* step \d+", err), note
 
     assert _losses(workdir) == _losses(reference), note  # every logged value, bitwise
     for a, b in zip(_params(workdir), _params(reference), strict=True):
