@@ -67,8 +67,8 @@ def benchmark_sentences(texts: Iterable) -> tuple[list[str], list[dict]]:
         for s in split_sentences(normalize_document(bt.text)):
             s = normalize_text(s)
             key = dedup_key(s)
-            if not key or key in seen:
-                continue
+            if key in seen or not any(c.isalnum() for c in key):
+                continue  # repeated, or punctuation only (".." split off a sentence)
             seen.add(key)
             sents.append(s)
             meta.append({"guid": bt.guid, "task": bt.task, "split": bt.split, "field": bt.field})
@@ -97,7 +97,7 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 1}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 2}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):

@@ -107,7 +107,6 @@ def test_threshold_behaviour_and_normalisation():
     assert sim[3] < 0.2
     # A short benchmark sentence inside a long unrelated one: high under "doc", low under "max".
     short = BM25Index.build([tokenize(t) for t in [*FIXTURE_TEXTS, "감사합니다."]])
-    short.oov_in_self_score = True  # this tiny index knows few of the query's words
     q = [
         tokenize("오늘 회의에 와 주셔서 정말 감사합니다. 다음 주 일정은 메일로 알려 드리겠습니다.")
     ]
