@@ -7,8 +7,9 @@ With no ``data.examples_dir`` it builds (once, cached under ~/.cache/klue-pretra
 a 4,000-piece tokenizer and BERT examples (L=128, NSP, static whole-word masking)
 from 3 Korean Wikipedia files of the shared corpus, plus a held-out file for
 evaluation; without the shared data, from ``pretrain/tiny_corpus.txt``.
-Expected throughput: see docs/pretrain_train.md (measured with
-``python -m bench.pretrain --config tiny`` on this repository's 2-core CI machine).
+Expected throughput, measured with ``python -m bench.pretrain --config tiny`` on 2 shared CPU
+cores: 0.17-0.23 s per step of 32 x 128 tokens (17,500-23,600 tokens/s); the 300 steps take
+about 2 minutes (MLM loss 8.26 -> 6.59, held-out MLM accuracy 5.0%; docs/pretrain_train.md).
 """
 
 from __future__ import annotations
