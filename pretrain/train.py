@@ -721,6 +721,14 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
 
     program = build_program(model_config, cfg, data.objective, mesh)
     target = abstract_with_shardings(program.abstract_state, program.shardings)
+    if mesh.shape[sharding.FSDP_AXIS] > 1:
+        specs = [s.spec for s in jax.tree.leaves(program.shardings.params)]
+        logging.info(
+            "fsdp: %d of %d parameter arrays sharded over %d devices",
+            sum(any(a is not None for a in spec) for spec in specs),
+            len(specs),
+            mesh.shape[sharding.FSDP_AXIS],
+        )
 
     ckpt = checkpointing.Checkpointer(
         checkpointing.checkpoint_dir(workdir),

@@ -190,6 +190,9 @@ def test_eight_devices_match_one(reference, tmp_path, mesh):
     steps = 6
     err = _run(tmp_path, f"--config.stop_at_step={steps}", *mesh, devices=8)
     assert "8 devices on 1 hosts" in err
+    if mesh:
+        sharded = re.search(r"fsdp: (\d+) of (\d+) parameter arrays sharded", err)
+        assert sharded and int(sharded.group(1)) > 0, err[-2000:]
     _assert_close_losses(tmp_path, reference, steps)
 
 
