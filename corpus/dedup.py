@@ -45,7 +45,7 @@ from corpus.sentences import split_sentences
 STAGE = "dedup"
 REMOVED = "removed"
 #: Chosen with `python -m corpus.calibrate` on a held-out half (see docs/corpus.md).
-DEFAULT_THRESHOLD = 0.6
+DEFAULT_THRESHOLD = 0.56
 DEFAULT_NORM = "max"
 DEFAULT_ALPHA = 1.0
 DEFAULT_TOKENIZER = "morph"
