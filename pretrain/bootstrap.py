@@ -1,4 +1,4 @@
-"""Which examples a run trains on, and the zero-setup data of the ``tiny`` config.
+"""Which examples a run trains on, their loaders, and the zero-setup data of ``tiny``.
 
 `resolve_data(config, workdir)` turns the ``config.data`` fields into a `DataSpec`:
 
@@ -12,6 +12,9 @@
    one more file held out for evaluation; or, when no data directory exists, from
    ``pretrain/tiny_corpus.txt`` (sentences written for this repository).
 
+`make_loader(config, spec)` then gives the host's loader (the input pipeline's, or
+`SyntheticLoader`), and `batches_from(loader, step)` the batches from a step on.
+
 Bootstrap output is cached under ``$KLUE_PRETRAIN_CACHE``, else
 ``$XDG_CACHE_HOME/klue-pretrain`` or ``~/.cache/klue-pretrain``, in a folder
 named by a hash of the inputs (paths, sizes, SHA-256) and the build settings,
@@ -23,16 +26,29 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import logging
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import jax
+import numpy as np
+
 BOOTSTRAP_VERSION = 1
 TINY_CORPUS = Path(__file__).with_name("tiny_corpus.txt")
+BATCH_KEYS = (
+    "input_ids",
+    "token_type_ids",
+    "attention_mask",
+    "masked_positions",
+    "masked_ids",
+    "masked_weights",
+    "nsp_labels",
+)
 NO_DATA_MESSAGE = (
     "no pretraining data configured: pass --config.data.examples_dir=DIR (built with "
     "`python -m pretrain.build_data`), or --config.data.synthetic=True for random batches"
@@ -253,3 +269,83 @@ def _train_tokenizer(files: list[str], output: Path, seed: int, tok_args: dict) 
     from tokenizer.train import train_tokenizer
 
     train_tokenizer(files, output, seed=seed, workers=1, **tok_args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loaders
+
+
+class SyntheticLoader:
+    """Random batches with the loader's shapes (tests, benchmarks): batch k from (seed, k) only.
+
+    The global batch is drawn whole and each host keeps its rows, so the data do
+    not depend on how many hosts or devices share the work.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int,
+        global_batch_size: int,
+        seq_len: int,
+        max_predictions: int,
+        vocab_size: int,
+        objective: str,
+        process_index: int = 0,
+        process_count: int = 1,
+    ) -> None:
+        from pretrain import input_pipeline
+
+        self._make = input_pipeline.synthetic_batch
+        self.seed, self.global_batch_size = seed, global_batch_size
+        self.seq_len, self.max_predictions = seq_len, max_predictions
+        self.vocab_size, self.objective = vocab_size, objective
+        self.rows = global_batch_size // process_count
+        self.start = process_index * self.rows
+
+    def batch(self, step: int) -> dict[str, np.ndarray]:
+        seed = int(np.random.SeedSequence([self.seed, step]).generate_state(1)[0])
+        full = self._make(
+            seed,
+            self.global_batch_size,
+            self.seq_len,
+            self.max_predictions,
+            self.vocab_size,
+            self.objective,
+        )
+        return {k: np.asarray(full[k][self.start : self.start + self.rows]) for k in BATCH_KEYS}
+
+
+def make_loader(cfg: Mapping[str, Any], data: DataSpec, *, eval_split: bool = False) -> Any:
+    """The host's loader for the train (or held-out) examples described by ``data``."""
+    seed = int(cfg["seed"]) + (7919 if eval_split else 0)
+    if data.synthetic:
+        return SyntheticLoader(
+            seed=seed,
+            global_batch_size=int(cfg["global_batch_size"]),
+            seq_len=data.max_seq_length,
+            max_predictions=data.max_predictions_per_seq,
+            vocab_size=data.vocab_size,
+            objective=data.objective,
+            process_index=jax.process_index(),
+            process_count=jax.process_count(),
+        )
+    from pretrain import input_pipeline
+
+    return input_pipeline.make_loader(
+        data.eval_examples_dir if eval_split else data.examples_dir,
+        global_batch_size=int(cfg["global_batch_size"]),
+        seed=seed,
+        process_index=jax.process_index(),
+        process_count=jax.process_count(),
+        max_predictions_per_seq=data.max_predictions_per_seq,
+        prefetch=int(cfg["data"].get("prefetch", 2)),
+        num_workers=int(cfg["data"].get("loader_workers", 0)),
+    )
+
+
+def batches_from(loader: Any, start: int) -> Iterator[dict[str, np.ndarray]]:
+    """Host batches ``start, start+1, ...``: the loader's prefetching iterator when it has one."""
+    if hasattr(loader, "iter_from"):
+        return loader.iter_from(start)
+    return (loader.batch(step) for step in itertools.count(start))

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import json
 import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,24 +38,15 @@ from typing import Any
 import flax.struct
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from pretrain import models, sharding
+from pretrain.bootstrap import BATCH_KEYS, batches_from, make_loader
 
 Batch = Mapping[str, jax.Array]
-BATCH_KEYS = (
-    "input_ids",
-    "token_type_ids",
-    "attention_mask",
-    "masked_positions",
-    "masked_ids",
-    "masked_weights",
-    "nsp_labels",
-)
 
 
 SUM_KEYS = ("mlm_loss", "mlm_correct", "mlm_weight", "nsp_loss", "nsp_correct", "nsp_count")
@@ -570,86 +560,6 @@ def nonfinite_message(step: int, metrics: Mapping[str, float], last_good: int | 
 
 def is_finite_metrics(metrics: Mapping[str, float]) -> bool:
     return bool(metrics.get("finite", 1)) and math.isfinite(metrics["loss"])
-
-
-# ---------------------------------------------------------------------------------------------
-# Data
-
-
-class SyntheticLoader:
-    """Random batches with the loader's shapes (tests, benchmarks): batch k from (seed, k) only.
-
-    The global batch is drawn whole and each host keeps its rows, so the data do
-    not depend on how many hosts or devices share the work.
-    """
-
-    def __init__(
-        self,
-        *,
-        seed: int,
-        global_batch_size: int,
-        seq_len: int,
-        max_predictions: int,
-        vocab_size: int,
-        objective: str,
-        process_index: int = 0,
-        process_count: int = 1,
-    ) -> None:
-        from pretrain import input_pipeline
-
-        self._make = input_pipeline.synthetic_batch
-        self.seed, self.global_batch_size = seed, global_batch_size
-        self.seq_len, self.max_predictions = seq_len, max_predictions
-        self.vocab_size, self.objective = vocab_size, objective
-        self.rows = global_batch_size // process_count
-        self.start = process_index * self.rows
-
-    def batch(self, step: int) -> dict[str, np.ndarray]:
-        seed = int(np.random.SeedSequence([self.seed, step]).generate_state(1)[0])
-        full = self._make(
-            seed,
-            self.global_batch_size,
-            self.seq_len,
-            self.max_predictions,
-            self.vocab_size,
-            self.objective,
-        )
-        return {k: np.asarray(full[k][self.start : self.start + self.rows]) for k in BATCH_KEYS}
-
-
-def make_loader(cfg: Mapping[str, Any], data: Any, *, eval_split: bool = False) -> Any:
-    """The host's loader for the train (or held-out) examples described by ``data``."""
-    seed = int(cfg["seed"]) + (7919 if eval_split else 0)
-    if data.synthetic:
-        return SyntheticLoader(
-            seed=seed,
-            global_batch_size=int(cfg["global_batch_size"]),
-            seq_len=data.max_seq_length,
-            max_predictions=data.max_predictions_per_seq,
-            vocab_size=data.vocab_size,
-            objective=data.objective,
-            process_index=jax.process_index(),
-            process_count=jax.process_count(),
-        )
-    from pretrain import input_pipeline
-
-    return input_pipeline.make_loader(
-        data.eval_examples_dir if eval_split else data.examples_dir,
-        global_batch_size=int(cfg["global_batch_size"]),
-        seed=seed,
-        process_index=jax.process_index(),
-        process_count=jax.process_count(),
-        max_predictions_per_seq=data.max_predictions_per_seq,
-        prefetch=int(cfg["data"].get("prefetch", 2)),
-        num_workers=int(cfg["data"].get("loader_workers", 0)),
-    )
-
-
-def batches_from(loader: Any, start: int) -> Iterator[dict[str, np.ndarray]]:
-    """Host batches ``start, start+1, ...``: the loader's prefetching iterator when it has one."""
-    if hasattr(loader, "iter_from"):
-        return loader.iter_from(start)
-    return (loader.batch(step) for step in itertools.count(start))
 
 
 def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:

@@ -182,7 +182,7 @@ def test_non_finite_step_leaves_state_unchanged():
 
 
 def test_nan_loss_stops_run_and_keeps_last_good_checkpoint(tmp_path, monkeypatch):
-    original = train.SyntheticLoader.batch
+    original = bootstrap.SyntheticLoader.batch
 
     def poisoned(self, step):
         out = original(self, step)
@@ -190,7 +190,7 @@ def test_nan_loss_stops_run_and_keeps_last_good_checkpoint(tmp_path, monkeypatch
             out["masked_weights"] = out["masked_weights"] * np.float32("nan")
         return out
 
-    monkeypatch.setattr(train.SyntheticLoader, "batch", poisoned)
+    monkeypatch.setattr(bootstrap.SyntheticLoader, "batch", poisoned)
     cfg = _cfg(checkpoint_every_steps=2, stop_at_step=10)
     with pytest.raises(train.NonFiniteLossError, match="non-finite loss at step 6.*step 4"):
         train.train_and_evaluate(cfg, tmp_path)
@@ -271,14 +271,14 @@ def test_sigterm_saves_a_checkpoint_and_stops(tmp_path, monkeypatch):
     import os
     import signal
 
-    original = train.SyntheticLoader.batch
+    original = bootstrap.SyntheticLoader.batch
 
     def preempt_at_step_3(self, step):
         if step == 3:
             os.kill(os.getpid(), signal.SIGTERM)  # what a TPU/Kubernetes preemption sends
         return original(self, step)
 
-    monkeypatch.setattr(train.SyntheticLoader, "batch", preempt_at_step_3)
+    monkeypatch.setattr(bootstrap.SyntheticLoader, "batch", preempt_at_step_3)
     cfg = _cfg(checkpoint_every_steps=100, stop_at_step=6)
     out = train.train_and_evaluate(cfg, tmp_path)
     assert out["stopped"] == "preempted" and out["step"] == 4
@@ -286,7 +286,7 @@ def test_sigterm_saves_a_checkpoint_and_stops(tmp_path, monkeypatch):
     assert ckpt.latest_step() == 4
     ckpt.close()
     assert signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, signal.default_int_handler, None)
-    monkeypatch.setattr(train.SyntheticLoader, "batch", original)
+    monkeypatch.setattr(bootstrap.SyntheticLoader, "batch", original)
     out = train.train_and_evaluate(cfg, tmp_path)
     assert out["stopped"] == "done" and out["step"] == 6
 
