@@ -1,6 +1,6 @@
 """`python -m corpus`: the corpus stages."""
 
-from corpus.cli_index import print_index
+from corpus.cli import print_index
 
 print_index(
     "corpus",

@@ -14,13 +14,17 @@ also gives resume, quarantine and accounting.
 Nothing written by this stage holds an original value: the optional span
 report has the record id, type, offsets and a keyed (salted) hash only.
 The ``--seed`` is the key of both the pseudonyms and the hashes; keep it secret
-for a public release.
+for a public release: with the key, the pseudonym of a value from a small space
+(a phone number) can be reversed by trying every value. So the key itself is
+never written either: ``manifest.json`` holds a hash of it and the recorded
+command line shows ``--seed <redacted>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import logging
 import os
@@ -37,6 +41,23 @@ SPANS_DIR = "spans"
 log = logging.getLogger(__name__)
 
 
+def redact_seed(argv: list[str]) -> list[str]:
+    """The command line with the value of ``--seed`` hidden, for the manifest."""
+    out, hide = [], False
+    for arg in argv:
+        if hide:
+            out.append("<redacted>")
+            hide = False
+        elif arg == "--seed":
+            out.append(arg)
+            hide = True
+        elif arg.startswith("--seed="):
+            out.append("--seed=<redacted>")
+        else:
+            out.append(arg)
+    return out
+
+
 def make_pseudonymizer(seed: int, types: tuple[str, ...]) -> Pseudonymizer:
     """Per-worker state: one pseudonymizer whose cache serves every shard of the worker."""
     return Pseudonymizer(seed, types)
@@ -45,7 +66,7 @@ def make_pseudonymizer(seed: int, types: tuple[str, ...]) -> Pseudonymizer:
 def process_shard(job: ShardJob) -> dict:
     """Pseudonymises one input file; returns its counts (no original values)."""
     cfg = job.config
-    pz: Pseudonymizer = job.state or make_pseudonymizer(cfg["seed"], tuple(cfg["types"]))
+    pz: Pseudonymizer = job.state  # made by the executor from init_args, never from the config
     opts = ReadOptions()
     read = changed = 0
     spans_per_type = dict.fromkeys(pz.types, 0)
@@ -170,8 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             build_parser().error(f"unknown type(s) {', '.join(unknown)}; known: {', '.join(TYPES)}")
         types = tuple(t for t in TYPES if t in wanted)
+    if args.seed == 0:
+        log.warning(
+            "--seed 0 is the public default key: pseudonyms of small-space values (phone "
+            "numbers) can be reversed by anyone; pass a secret --seed for real data"
+        )
     config = {
-        "seed": args.seed,
+        # The fingerprint must change with the key, but the key must not be written.
+        "seed_blake2b": hashlib.blake2b(f"seed:{args.seed}".encode(), digest_size=16).hexdigest(),
         "types": list(types),
         "report": bool(args.report),
         "format": args.format,
@@ -189,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         executor=args.executor,
         init=make_pseudonymizer,
         init_args=(args.seed, types),
-        argv=[sys.executable, "-m", "corpus.pseudonymize", *(argv or sys.argv[1:])],
+        argv=[sys.executable, "-m", "corpus.pseudonymize", *redact_seed(argv or sys.argv[1:])],
         ray_address=args.ray_address,
         force=args.force,
     )
@@ -208,4 +235,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from corpus.cli import run
+
+    run(main)

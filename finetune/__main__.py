@@ -1,6 +1,6 @@
 """`python -m finetune`: KLUE data and fine-tuning."""
 
-from corpus.cli_index import print_index
+from corpus.cli import print_index
 
 print_index(
     "finetune",

@@ -81,6 +81,9 @@ def test_cli_end_to_end(tmp_path):
     everything = _all_text_under(out) + report.read_text()
     leaked = [v for v in values if v in everything]
     assert leaked == []
+    # nor the key: the manifest has a hash of it, and the command line hides it
+    manifest = (out / "manifest.json").read_text()
+    assert '"5"' not in manifest and "<redacted>" in manifest and "seed_blake2b" in manifest
 
 
 def test_cli_is_deterministic_and_resumable(tmp_path):

@@ -192,3 +192,18 @@ def test_real_corpus_sources_read(data_dir):
     assert len(pet) == 662
     chat = list(iter_records(corpus / "chatbot-data" / "ChatbotData.csv", column="Q"))
     assert len(chat) == 11823
+
+
+def test_stage_folder_gives_only_its_kept_shards(tmp_path):
+    stage = tmp_path / "records"
+    (stage / "removed").mkdir(parents=True)
+    for name in ("shard-00001.jsonl.gz", "shard-00000.jsonl.gz", "removed/shard-00000.jsonl.gz"):
+        with RecordWriter(stage / name) as w:
+            w.write(CorpusRecord(name, "문장", "s"))
+    (stage / "stats.json").write_text("{}")
+    (stage / ".run.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match="unfinished stage run"):
+        expand_inputs([stage])
+    (stage / "manifest.json").write_text("{}")
+    got = expand_inputs([stage])
+    assert [p.rsplit("/", 1)[1] for p in got] == ["shard-00000.jsonl.gz", "shard-00001.jsonl.gz"]

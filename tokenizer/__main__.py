@@ -1,6 +1,6 @@
 """`python -m tokenizer`: vocabulary training and statistics."""
 
-from corpus.cli_index import print_index
+from corpus.cli import print_index
 
 print_index(
     "tokenizer",

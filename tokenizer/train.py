@@ -110,32 +110,13 @@ def _record_lines(path: str, budget: int | None, counts: collections.Counter) ->
 
 
 def expand_training_inputs(paths: list[str]) -> list[str]:
-    """Input files, sorted; a corpus stage's output folder contributes only its main shards.
+    """Input files, sorted, by `corpus.readers.expand_inputs` (files, folders, globs).
 
-    A folder with a ``manifest.json`` is a finished stage folder (records/,
-    decontaminated/, clean/): its top-level ``*.jsonl.gz``/``*.jsonl`` files
-    are the kept records, while ``removed/``, ``quarantine/`` and
-    ``stats.json`` must not be trained on. Anything else goes through
-    `corpus.readers.expand_inputs` (files, folders, globs).
+    A finished corpus stage folder contributes only its kept record shards.
     """
     from corpus.readers import expand_inputs
 
-    files: set[str] = set()
-    rest: list[str] = []
-    for p in paths:
-        if os.path.isdir(p) and os.path.isfile(os.path.join(p, "manifest.json")):
-            shards = sorted(
-                glob.glob(os.path.join(glob.escape(p), "*.jsonl.gz"))
-                + glob.glob(os.path.join(glob.escape(p), "*.jsonl"))
-            )
-            if not shards:
-                raise EmptyCorpusError(f"stage folder {p} has no *.jsonl(.gz) shards")
-            files.update(shards)
-        else:
-            rest.append(p)
-    if rest:
-        files.update(expand_inputs(rest))
-    return sorted(files)
+    return expand_inputs(paths)
 
 
 class Inputs:

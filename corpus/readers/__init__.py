@@ -79,8 +79,12 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Files named by `paths` (files, folders searched recursively, globs), sorted.
 
     Folder walks skip hidden files and the README/LICENSE/checksum files that
-    data folders carry. Sorting makes shard order, and thus output, deterministic.
-    A path that matches nothing is an error, not an empty corpus.
+    data folders carry. A finished stage folder (one with ``manifest.json``:
+    records/, decontaminated/, clean/) contributes only its top-level record
+    shards, never ``removed/``, ``quarantine/`` or ``stats.json``; an
+    unfinished one is an error, so no stage reads half a corpus. Sorting makes
+    shard order, and thus output, deterministic. A path that matches nothing is
+    an error, not an empty corpus.
     """
     out: set[str] = set()
     for raw in paths:
@@ -89,7 +93,9 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
         if not matches:
             raise FileNotFoundError(f"input {p!r} matches no file")
         for m in matches:
-            if os.path.isdir(m):
+            if os.path.isdir(m) and _is_stage_folder(m):
+                out.update(stage_shards(m))
+            elif os.path.isdir(m):
                 for root, dirs, files in os.walk(m):
                     dirs[:] = [d for d in dirs if not d.startswith(".")]
                     for f in files:
@@ -101,6 +107,28 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
             else:
                 raise FileNotFoundError(f"input {m!r} does not exist")
     return sorted(out)
+
+
+def _is_stage_folder(path: str) -> bool:
+    return any(os.path.exists(os.path.join(path, n)) for n in ("manifest.json", ".run.json"))
+
+
+def stage_shards(folder: str) -> list[str]:
+    """The record shards of a finished corpus stage folder (top-level ``*.jsonl[.gz|.zst]``)."""
+    if not os.path.exists(os.path.join(folder, "manifest.json")):
+        raise FileNotFoundError(
+            f"{folder} holds an unfinished stage run (no manifest.json): rerun that stage first"
+        )
+    names = sorted(os.listdir(folder))
+    shards = [
+        os.path.join(folder, n)
+        for n in names
+        if n.endswith((".jsonl", ".jsonl.gz", ".jsonl.zst"))
+        and os.path.isfile(os.path.join(folder, n))
+    ]
+    if not shards:
+        raise FileNotFoundError(f"stage folder {folder} has no record shards (*.jsonl[.gz])")
+    return shards
 
 
 def iter_records(
@@ -145,4 +173,5 @@ __all__ = [
     "expand_inputs",
     "file_key",
     "iter_records",
+    "stage_shards",
 ]

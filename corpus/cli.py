@@ -1,0 +1,53 @@
+"""What every command-line entry point shares: the package index and error exits.
+
+`print_index` serves ``python -m <package>``: it lists the package's entry
+points. `run` wraps a stage's ``main`` so that bad input, a refused output
+folder or a failed shard end with one ``error: file:line: reason`` line and
+exit status 2, never a bare traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+
+from corpus.textio import InputError
+
+#: Errors that mean "the user's input or folders are wrong", reported without a traceback.
+USER_ERRORS = (InputError, FileExistsError, FileNotFoundError, NotADirectoryError, ValueError)
+
+
+def run(main: Callable[[], int | None]) -> None:
+    """Calls `main` and exits: its return code, 2 on a user error, 130 on Ctrl-C."""
+    from corpus.executor import ShardFailed
+
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("interrupted: rerun the same command to resume", file=sys.stderr)
+        sys.exit(130)
+    except ShardFailed as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except USER_ERRORS as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(code or 0)
+
+
+def print_index(package: str, summary: str, stages: dict[str, str]) -> None:
+    """Prints the package summary and its stage commands; exits 0 for --help and no args."""
+    lines = [f"{package}: {summary}", "", "entry points:"]
+    for name, what in stages.items():
+        module = f"{package}.{name}"
+        present = importlib.util.find_spec(module) is not None
+        mark = "" if present else "  (not built yet)"
+        lines.append(f"  python -m {module:<28} {what}{mark}")
+    lines.append("")
+    lines.append("Run any entry point with --help for its options.")
+    print("\n".join(lines))
+    args = sys.argv[1:]
+    if args and args[0] not in ("-h", "--help"):
+        print(f"\nunknown command {args[0]!r}", file=sys.stderr)
+        raise SystemExit(2)
