@@ -10,7 +10,7 @@ needed. Reports compile time, step time, tokens/s and MFU:
 
     MFU = models.flops_per_token(config, L, P) * tokens/s / (devices * peak FLOP/s)
 
-with the per-device peak from the table in `pretrain.train.PEAK_FLOPS` (dense
+with the per-device peak from the table in `pretrain.metric_log.PEAK_FLOPS` (dense
 bf16), or ``--peak-flops`` where the device is not in the table (CPU). Tokens
 count every position of the padded batch, as the step computes them all.
 """
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> dict:
-    from pretrain import bootstrap, input_pipeline, models, sharding, train
+    from pretrain import bootstrap, input_pipeline, metric_log, models, sharding, train
 
     cfg = importlib.import_module(f"pretrain.configs.{args.config}").get_config()
     cfg.data.synthetic = True
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> dict:
         times.append(time.perf_counter() - t)
     step_s = statistics.median(times)
     tokens = cfg.global_batch_size * data.max_seq_length
-    perf = train.describe_throughput(
+    perf = metric_log.describe_throughput(
         step_s, tokens, mc, data.max_seq_length, data.max_predictions_per_seq, args.peak_flops
     )
     device = jax.devices()[0]
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> dict:
         "step_s_min": min(times),
         "tokens_per_s": perf["tokens_per_s"],
         "mfu": perf["mfu"],
-        "peak_flops_per_device": train.peak_flops_per_device(override=args.peak_flops),
+        "peak_flops_per_device": metric_log.peak_flops_per_device(override=args.peak_flops),
         "final_loss": float(np.asarray(m["loss"])),
     }
 

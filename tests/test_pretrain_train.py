@@ -17,7 +17,7 @@ import optax
 import pytest
 from flax import nnx
 
-from pretrain import bootstrap, checkpointing, models, sharding, train
+from pretrain import bootstrap, checkpointing, metric_log, models, sharding, train
 from pretrain.configs import tiny
 
 L, P, B = 32, 5, 8
@@ -197,7 +197,7 @@ def test_nan_loss_stops_run_and_keeps_last_good_checkpoint(tmp_path, monkeypatch
     ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path), read_only=True)
     assert ckpt.all_steps() == [2, 4]
     ckpt.close()
-    logged = [r["step"] for r in train.read_metrics(tmp_path) if "loss" in r]
+    logged = [r["step"] for r in metric_log.read_metrics(tmp_path) if "loss" in r]
     assert logged == [1, 2, 3, 4, 5]
 
 
@@ -205,7 +205,7 @@ def test_resume_is_exact_and_ignores_half_written_checkpoints(tmp_path):
     cfg = _cfg(checkpoint_every_steps=3, stop_at_step=6)
     out = train.train_and_evaluate(cfg, tmp_path)
     assert out["step"] == 6 and out["stopped"] == "done"
-    first = {r["step"]: r["loss"] for r in train.read_metrics(tmp_path) if "loss" in r}
+    first = {r["step"]: r["loss"] for r in metric_log.read_metrics(tmp_path) if "loss" in r}
     assert sorted(first) == [1, 2, 3, 4, 5, 6]
     ckdir = checkpointing.checkpoint_dir(tmp_path)
     # A death after step 3's checkpoint: step 6 never finished (what a kill during orbax's
@@ -219,7 +219,7 @@ def test_resume_is_exact_and_ignores_half_written_checkpoints(tmp_path):
     assert ckpt.latest_step() == 3
     ckpt.close()
     train.train_and_evaluate(cfg, tmp_path)
-    again = {r["step"]: r["loss"] for r in train.read_metrics(tmp_path) if "loss" in r}
+    again = {r["step"]: r["loss"] for r in metric_log.read_metrics(tmp_path) if "loss" in r}
     assert again == first  # steps 4-6 recomputed bit for bit; the stray step 7 line is gone
 
 
@@ -263,8 +263,8 @@ def test_peak_table():
     class Dev:
         device_kind = "TPU v3"
 
-    assert train.peak_flops_per_device(Dev()) == 61.5e12
-    assert train.peak_flops_per_device(Dev(), override=1e12) == 1e12
+    assert metric_log.peak_flops_per_device(Dev()) == 61.5e12
+    assert metric_log.peak_flops_per_device(Dev(), override=1e12) == 1e12
 
 
 def test_sigterm_saves_a_checkpoint_and_stops(tmp_path, monkeypatch):
@@ -313,7 +313,7 @@ def test_roberta_objective_trains_without_nsp(tmp_path):
     cfg = _cfg(model="tiny-roberta", objective="roberta", stop_at_step=2, eval_every_steps=2)
     out = train.train_and_evaluate(cfg, tmp_path)
     assert out["step"] == 2
-    rows = train.read_metrics(tmp_path)
+    rows = metric_log.read_metrics(tmp_path)
     train_rows = [r for r in rows if "loss" in r]
     assert train_rows and all("nsp_loss" not in r for r in train_rows)
     assert all(r["loss"] == r["mlm_loss"] for r in train_rows)

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from pretrain import checkpointing, train
+from pretrain import checkpointing, metric_log
 
 REPO = Path(__file__).resolve().parent.parent
 STEPS = 9
@@ -120,7 +120,7 @@ def _run_and_kill(workdir: Path, pattern: str, *extra: str, when=lambda: True) -
 
 
 def _losses(workdir: Path) -> dict[int, dict[str, float]]:
-    rows = train.read_metrics(workdir)
+    rows = metric_log.read_metrics(workdir)
     steps = [r["step"] for r in rows if "loss" in r]
     assert steps == sorted(set(steps)), f"duplicated or unordered steps: {steps}"
     return {r["step"]: {k: r[k] for k in COMPARED} for r in rows if "loss" in r}
@@ -277,7 +277,7 @@ def test_tiny_on_the_shared_corpus_learns_and_exports(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "bootstrap data: building" in proc.stderr
-    rows = train.read_metrics(workdir)
+    rows = metric_log.read_metrics(workdir)
     losses = [r["mlm_loss"] for r in rows if "mlm_loss" in r]
     assert len(losses) == 50
     first, last = np.mean(losses[:5]), np.mean(losses[-5:])
