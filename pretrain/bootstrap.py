@@ -117,6 +117,7 @@ def examples_spec(
     from pretrain import input_pipeline
 
     manifest = input_pipeline.examples_manifest(examples_dir)
+    tokenizer_dir = tokenizer_dir or _examples_tokenizer(examples_dir)
     if manifest["objective"] != objective:
         raise ValueError(
             f"{examples_dir} holds {manifest['objective']} examples but the config trains "
@@ -143,6 +144,12 @@ def examples_spec(
         eval_examples_dir=str(Path(eval_dir).absolute()) if eval_dir else None,
         tokenizer_dir=str(Path(tokenizer_dir).absolute()) if tokenizer_dir else None,
     )
+
+
+def _examples_tokenizer(examples_dir: str) -> str | None:
+    """The tokenizer copy that `pretrain.build_data` keeps in the examples folder, if any."""
+    path = Path(examples_dir) / "tokenizer"
+    return str(path) if (path / "tokenizer.json").exists() else None
 
 
 # ---------------------------------------------------------------------------------------------

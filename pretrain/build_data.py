@@ -51,6 +51,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -341,6 +342,15 @@ def _merge(total: dict, counts: dict) -> None:
         total[k] = total.get(k, 0) + v
 
 
+#: Tokenizer files copied into ``OUTPUT/tokenizer/`` (what `transformers` needs at export).
+TOKENIZER_FILES = (
+    "vocab.txt",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+)
+
+
 def build_examples(
     tokenizer_dir: str | os.PathLike,
     inputs: Sequence[str | os.PathLike] | str,
@@ -427,6 +437,12 @@ def build_examples(
     out.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     (out / "vocab.txt").write_text("".join(t + "\n" for t in tokens), encoding="utf-8")
+    # The examples carry their tokenizer, so training and export need no other path.
+    tok_copy = out / "tokenizer"
+    tok_copy.mkdir(exist_ok=True)
+    for name in TOKENIZER_FILES:
+        if (Path(tokenizer_dir) / name).exists():
+            shutil.copyfile(Path(tokenizer_dir) / name, tok_copy / name)
     job_config = dict(config, tokenizer_dir=os.fspath(tokenizer_dir))
     jobs = [
         {

@@ -7,6 +7,7 @@ layout `tokenizer.train` writes, so no other stage is needed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -88,6 +89,9 @@ def test_manifest_and_counts(built, objective):
     assert c["padding_tokens"] == c["examples"] * 48 - c["example_tokens"]
     assert m["vocab_size"] == 400 and m["token_dtype"] == "<u2"
     assert len(m["tokenizer_sha256"]) == 64 and m["inputs"][0]["bytes"] == FIXTURE.stat().st_size
+    # the examples carry their tokenizer (training and export find it there)
+    copied = built[objective] / "tokenizer" / "tokenizer.json"
+    assert hashlib.sha256(copied.read_bytes()).hexdigest() == m["tokenizer_sha256"]
     if objective == "bert":
         assert c["nsp_is_next"] + c["nsp_random_next"] == c["examples"]
         assert m["dupe_factor"] == 3
