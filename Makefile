@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m demo
+	$(PY) -m pretrain.demo
 
 test: $(STAMP)
 	$(PY) -m ruff check .
