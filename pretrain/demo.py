@@ -75,17 +75,26 @@ def main(argv: list[str] | None = None) -> None:
     add_data_dir_argument(parser)
     parser.add_argument("--output", default="runs/demo", help="folder for every stage's output")
     parser.add_argument("--wiki-files", type=int, default=4, help="Wikipedia files to use")
-    parser.add_argument("--vocab", type=int, default=8000, help="tokenizer vocabulary size")
+    parser.add_argument(
+        "--vocab", type=int, default=None,
+        help="tokenizer vocabulary size (default 8000; 700 for the embedded corpus)",
+    )  # fmt: skip
     parser.add_argument("--steps", type=int, default=300, help="pretraining steps (tiny model)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--embedded", action="store_true",
+        help="use pretrain/tiny_corpus.txt even when a data directory exists",
+    )  # fmt: skip
     args = parser.parse_args(argv)
 
     try:
-        data = resolve_data_dir(args.data_dir)
+        data = None if args.embedded else resolve_data_dir(args.data_dir)
     except FileNotFoundError:
         data = None
     train, held_out, klue = _inputs(data, args.wiki_files)
+    if args.vocab is None:
+        args.vocab = 700 if train == [str(TINY_CORPUS)] else 8000
     out = Path(args.output)
     py = sys.executable
     w = ["--workers", str(args.workers)]
