@@ -1,0 +1,159 @@
+"""The fast scan (`corpus.pii.scan._combined`, gated, dispatch by first character) finds
+exactly what the straightforward scan (`Scanner(fast=False)`, `_plain`) finds.
+
+Checked at two levels: the candidate positions of the two combined patterns, and
+the final spans, on generated positives and hard negatives, on random texts made
+of the pieces the detectors care about (hypothesis), and on real corpus text
+(kowiki lines and petitions; skipped without ``../shared/data``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from corpus.datadir import resolve_data_dir
+from corpus.pii.detectors import PLATE_LETTERS, TYPES
+from corpus.pii.scan import Scanner, _combined, _plain
+from corpus.pii.testset import HELD_OUT_SEED, hard_negatives, positives
+
+FAST, PLAIN = Scanner(), Scanner(fast=False)
+NO_EMAIL = [t for t in TYPES if t != "email"]
+SUBSETS = [None, NO_EMAIL, ["address"], ["birth_date", "plate"], ["email", "ip", "url"]]
+
+
+def _positions(rx, text: str) -> list[int]:
+    out, pos = [], 0
+    while (m := rx.search(text, pos)) is not None:
+        out.append(m.start())
+        pos = m.start() + 1
+    return out
+
+
+def _assert_same(text: str, types=None) -> None:
+    fast = FAST if types is None else Scanner(types)
+    plain = PLAIN if types is None else Scanner(types, fast=False)
+    names = tuple(d.name for d in fast.active(text))
+    if names:
+        assert _positions(_combined(names), text) == _positions(_plain(names), text), text
+    assert fast.find(text) == plain.find(text), text
+
+
+def test_fast_path_is_the_default_and_compiles_for_every_type():
+    assert Scanner().fast
+    for t in TYPES:
+        assert _combined((t,)) is not _plain((t,))  # the gated form compiled (no fallback)
+    assert _combined(TYPES).pattern.startswith("[")  # a character class: re's fast skip loop
+
+
+@pytest.mark.parametrize("seed", [1, HELD_OUT_SEED])
+def test_same_spans_on_generated_positives_and_hard_negatives(seed):
+    examples = positives(seed, 60) + positives(seed, 20, held_out_templates=True)
+    examples += hard_negatives(seed, 400)
+    for ex in examples:
+        _assert_same(ex.text)
+    for ex in examples[::7]:
+        for types in SUBSETS[1:]:
+            _assert_same(ex.text, types)
+
+
+# each one on an edge of the digit gate (a short run, then the character that lets it go on)
+EDGES = [
+    "연락처 010)1234-5678",
+    "010.1234.5678",
+    "010 1234 5678",
+    "고객센터 1588 1234",
+    "1588-1234",
+    "02)123-4567",
+    "(02)123-4567",
+    "(010)1234-5678",
+    "+82 10-1234-5678",
+    "123-45-67890",
+    "123 45 67890",
+    "4111 1111 1111 1111",
+    "3782 822463 10005",
+    "11-22-333333-44 면허",
+    "12-34-567890-12 면허",
+    "110-123-456789 계좌",
+    "12가 3456",
+    "12 가 3456",
+    "123호 4567",
+    "생년월일 1990 년 3월 5일",
+    "생년월일 1990. 3. 5.",
+    "생년월일 90.03.05",
+    "생일 1990/3/5",
+    "1.2.3.45 서버",
+    "10.0.0.1",
+    "12.ab@example.com",
+    "3a@b.co",
+    "1_x@ex.com",
+    "1%x@ex.com",
+    "1+x@ex.com",
+    "1-x@ex.com",
+    "1@ex.com",
+    "테헤란로 12",
+    "테헤란로12",
+    "역삼동 123-4",
+    "종로1가 5",
+    "강남구 역삼동 12번지",
+    "서울특별시 강남구 테헤란로 123, 4층",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_same_spans_on_gate_edges(text):
+    for types in SUBSETS:
+        _assert_same(text, types)
+        _assert_same("가" + text + "입니다", types)
+
+
+# pieces that sit on the edges of the digit gate: separators, units, plate syllables,
+# road/lot suffixes, labels and the starts of the gated types
+PIECES = st.sampled_from(
+    list("-./ )(+:@년월일로길동리가호번\n\t") + list(PLATE_LETTERS[::5])
+    + ["010", "02", "031", "070", "1588", "+82", "(0)", "::", "fe80", "ab", "M", "x",
+       "서울", "강남구", "테헤란로", "중앙로", "역삼동", "생년월일", "출생", "계좌", "은행",
+       "면허", "여권", "법인", "주민", "사업자", "카드", "전화", "http://", "www.",
+       "example.com", "버전", "명", "개", "%", "*", "●", "\u00a0", ", "]
+)  # fmt: skip
+DIGITS = st.text(alphabet="0123456789", min_size=1, max_size=16)
+PIECE_TEXTS = st.lists(st.one_of(PIECES, DIGITS, DIGITS), max_size=24).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PIECE_TEXTS, st.sampled_from(range(len(SUBSETS))))
+def test_same_spans_on_random_texts(text, subset):
+    _assert_same(text, SUBSETS[subset])
+
+
+def _corpus_lines() -> list[str]:
+    try:
+        root = resolve_data_dir() / "corpus"
+    except FileNotFoundError as e:
+        pytest.skip(f"shared data not found: {e}")
+    wiki, petitions = root / "kowiki" / "AA" / "wiki_02", root / "petitions" / "petitions_2019-04"
+    if not wiki.is_file() or not petitions.is_file():
+        pytest.skip(f"kowiki/AA/wiki_02 or petitions/petitions_2019-04 missing under {root}")
+    from corpus.readers import iter_records
+
+    lines = []
+    for rec in itertools.islice(iter_records(wiki), 400):
+        lines += [ln for ln in rec.text.splitlines() if any(c.isdigit() for c in ln)]
+    lines = lines[:3000]
+    lines += [rec.text for rec in itertools.islice(iter_records(petitions), 1000)]
+    return lines
+
+
+def test_same_spans_on_real_corpus_text():
+    lines = _corpus_lines()
+    assert len(lines) > 1000
+    found = 0
+    for text in lines:
+        _assert_same(text)
+        found += len(FAST.find(text))
+    assert found > 0  # the sample does contain values (URLs, phones, dates, addresses)
+    for text in lines[::10]:
+        _assert_same(text, NO_EMAIL)
