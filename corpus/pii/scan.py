@@ -40,17 +40,32 @@ def resolve_types(types: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(t for t in TYPES if t in wanted)
 
 
-def _body(detectors: list[Detector]) -> str:
-    """The alternation of the detectors' patterns (each matches at the same position)."""
+def _body(detectors: list[Detector], tagged: bool = False) -> str:
+    """The alternation of the detectors' patterns (each matches at the same position).
+
+    ``tagged``: each pattern becomes a named group ``_<name>`` with its backreferences
+    inlined (`_without_backrefs`), so ``m.lastgroup`` names the alternative that matched.
+    """
+
+    def alt(d: Detector) -> str:
+        if not tagged:
+            return f"(?:{d.pattern})"
+        return f"(?P<_{d.name}>{_without_backrefs(d.pattern)})"
+
     # No candidate starts right after a digit (each pattern says so in its own lookbehind;
     # the IPv6 anchor, a colon after hex digits, is the exception): checking it once
     # saves trying every alternative inside every run of digits.
-    guarded = "|".join(f"(?:{d.pattern})" for d in detectors if not d.after_digit)
-    free = "|".join(f"(?:{d.pattern})" for d in detectors if d.after_digit)
+    guarded = "|".join(alt(d) for d in detectors if not d.after_digit)
+    free = "|".join(alt(d) for d in detectors if d.after_digit)
     body = f"(?<![0-9])(?:{guarded})" if guarded else ""
     if free:
         body = f"{body}|{free}" if body else free
     return body
+
+
+def _alternation_order(detectors: list[Detector]) -> list[Detector]:
+    """The detectors in the order `_body` tries them."""
+    return [d for d in detectors if not d.after_digit] + [d for d in detectors if d.after_digit]
 
 
 def _first(detectors: list[Detector]) -> str:
@@ -89,42 +104,66 @@ _EMAIL_GATE = r"|[0-9]{1,4}+[A-Za-z._%+@\-]"
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
 
-def _without_backrefs(body: str) -> str | None:
-    """`body` with named groups made plain and backreferences replaced by the group's text.
+def _without_backrefs(pattern: str) -> str:
+    """`pattern` with named groups made plain and backreferences replaced by the group's text.
 
-    The result matches at least where `body` does (a backreference becomes "any text
-    the group could match"), which is all a position filter needs. Lookbehinds may not
-    hold backreferences. None when a group is too complex to inline.
+    The result matches at least where `pattern` does (a backreference becomes "any
+    text the group could match"), which is all a position filter needs; lookbehinds
+    may not hold backreferences. A group too complex to inline is an error.
     """
-    groups = dict(_NAMED_GROUP.findall(body))
-    out = re.sub(r"\(\?P<\w+>", "(?:", body)
+    groups = dict(_NAMED_GROUP.findall(pattern))
+    out = re.sub(r"\(\?P<\w+>", "(?:", pattern)
     out = re.sub(r"\(\?P=(\w+)\)", lambda m: "(?:" + groups.get(m.group(1), "(?P") + ")", out)
-    return None if "(?P" in out else out
+    if "(?P" in out:
+        raise ValueError(f"cannot inline the backreferences of {pattern!r}")
+    return out
 
 
 @functools.lru_cache(maxsize=256)
 def _combined(names: tuple[str, ...]) -> re.Pattern:
     """A pattern whose matches start exactly where `_plain(names)` matches, found faster.
 
-    Two things make it faster. It starts with a character class, so `re` skips the
-    text between candidate characters in its fast charset loop (a pattern starting
-    with a lookahead gets no such loop: it is tried at every position). The rest
-    runs inside a one-character lookbehind, ``(?<=(?=...).)``, so the match still
-    starts on the candidate character. And digits and ``(`` must first pass a cheap
-    gate (`_DIGIT_GATE`), so the full alternation is not tried at the start of
-    every year or count (``1990년``, ``3개``). Passing the gate is necessary for a
-    match, never sufficient: the alternation decides, so the positions are the same.
+    It starts with a character class, so `re` skips the text between candidate
+    characters in its fast charset loop (a pattern that starts with a lookahead gets
+    no such loop: it is tried at every position). The rest runs inside a
+    one-character lookbehind, ``(?<=(?=...).)``, so the match still starts on the
+    candidate character. Digits and ``(`` must first pass a cheap gate
+    (`_DIGIT_GATE`), so the full alternation is not tried at the start of every year
+    or count (``1990년``, ``3개``). Passing the gate is necessary for a match, never
+    sufficient: the alternation decides, so the positions are the same. Each
+    alternative is a named group: ``m.lastgroup`` tells which one matched first, and
+    the ones tried before it need not be tried again (`_candidates`).
     """
     detectors = [REGISTRY[n] for n in names]
-    body = _without_backrefs(_body(detectors))
-    if body is None:
-        return _plain(names)
+    body = _body(detectors, tagged=True)
     gate = _DIGIT_GATE + (_EMAIL_GATE if "email" in names else "")
     pre = rf"(?:(?![0-9(])|\((?=0)|(?<![0-9])(?:{gate}))"
     return re.compile(f"[{_first(detectors)}](?<=(?={pre})(?={body}).)")
 
 
-def _expand(charclass: str) -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _candidates(names: tuple[str, ...]) -> dict[str, dict[str, tuple[Detector, ...]]]:
+    """``[m.lastgroup][first character]``: the detectors to try, in priority order.
+
+    A detector is left out when it cannot start on that character, or when
+    `_combined` tried it before the alternative that matched (so its pattern, even
+    with backreferences inlined, did not match there).
+    """
+    detectors = sorted((REGISTRY[n] for n in names), key=lambda d: d.priority)
+    order = _alternation_order(detectors)
+    chars = {c for d in detectors for c in _expand(d.first)}
+    out: dict[str, dict[str, tuple[Detector, ...]]] = {}
+    for i, hit in enumerate(order):
+        failed = {d.name for d in order[:i]}
+        out[f"_{hit.name}"] = {
+            c: tuple(d for d in detectors if c in _expand(d.first) and d.name not in failed)
+            for c in chars
+        }
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _expand(charclass: str) -> frozenset[str]:
     """The characters of a simple class body such as ``0-9A-Fa-f:+``."""
     out: set[str] = set()
     i = 0
@@ -135,7 +174,7 @@ def _expand(charclass: str) -> set[str]:
         else:
             out.add(charclass[i])
             i += 1
-    return out
+    return frozenset(out)
 
 
 class Scanner:
@@ -172,7 +211,7 @@ class Scanner:
             return self._find_plain(text, active)
         names = tuple(d.name for d in active)
         combined = _combined(names)
-        by_char = _by_first_char(names)
+        candidates = _candidates(names)
         spans: list[Span] = []
         pos = floor = 0
         n = len(text)
@@ -181,9 +220,9 @@ class Scanner:
             if m is None:
                 break
             s = m.start()
-            # priorities are distinct and `by_char` is in priority order, so the first
-            # valid claim is the one the reference scan's (priority, length) order picks
-            for d in by_char[text[s]]:
+            # priorities are distinct and the candidates are in priority order, so the
+            # first valid claim is the one the reference scan's (priority, length) picks
+            for d in candidates[m.lastgroup][text[s]]:
                 dm = d.regex.match(text, s)
                 if dm is None:
                     continue
@@ -225,14 +264,6 @@ class Scanner:
             spans.append(Span(start, end, name))
             pos = floor = end
         return spans
-
-
-@functools.lru_cache(maxsize=256)
-def _by_first_char(names: tuple[str, ...]) -> dict[str, tuple[Detector, ...]]:
-    """For each candidate character, the detectors (in priority order) that can start on it."""
-    detectors = sorted((REGISTRY[n] for n in names), key=lambda d: d.priority)
-    chars = {c for d in detectors for c in _expand(d.first)}
-    return {c: tuple(d for d in detectors if c in _expand(d.first)) for c in chars}
 
 
 def find_spans(text: str, types: Iterable[str] | None = None) -> list[Span]:
