@@ -115,32 +115,6 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
     return index, fp
 
 
-def stage_inputs(paths: list[str]) -> list[str]:
-    """Input paths with a previous stage's output folder replaced by its shard files.
-
-    A folder holding ``manifest.json`` or ``.done`` was written by the shard
-    executor; only its top-level ``shard-*.jsonl.gz`` files are records
-    (``stats.json``, ``removed/``, ``quarantine/`` are not).
-    """
-    out = []
-    for p in paths:
-        is_stage = os.path.isdir(p) and any(
-            os.path.exists(os.path.join(p, n)) for n in ("manifest.json", ".done")
-        )
-        if is_stage:
-            shards = sorted(
-                os.path.join(p, n)
-                for n in os.listdir(p)
-                if n.startswith("shard-") and n.endswith(".jsonl.gz")
-            )
-            if not shards:
-                raise FileNotFoundError(f"{p} is a stage folder without shard files")
-            out.extend(shards)
-        else:
-            out.append(p)
-    return out
-
-
 def load_index(index_dir: str) -> BM25Index:
     """Per-worker state: the saved index, loaded once per process."""
     return BM25Index.load(index_dir)
@@ -273,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     counts = run_stage(
         STAGE,
-        stage_inputs(args.input),
+        args.input,
         out,
         process_shard,
         config,
@@ -300,4 +274,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from corpus.cli import run
+
+    run(main)

@@ -45,7 +45,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from corpus.dedup import stage_inputs
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.filters import build_filters
 from corpus.normalize import normalize_document
@@ -263,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         "force": args.force,
         "argv": [sys.executable, "-m", "corpus.prepare", *(argv or sys.argv[1:])],
     }
-    inputs = stage_inputs(args.input)
+    inputs = args.input
     run_stage(HASH_STAGE, inputs, hash_dir, hash_shard, config, **common)
     drop_dir = os.path.join(hash_dir, "drop")
     os.makedirs(drop_dir, exist_ok=True)
@@ -288,4 +287,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from corpus.cli import run
+
+    run(main)
