@@ -100,6 +100,14 @@ EDGES = [
     "종로1가 5",
     "강남구 역삼동 12번지",
     "서울특별시 강남구 테헤란로 123, 4층",
+    # other Unicode digits and spaces after an ASCII digit (the patterns say \\d and \\s)
+    "생년월일 90０3０5",
+    "주민번호 90０101-1234567",
+    "연락처 010-１２３４-5678",
+    "1２.3.4.5",
+    "생일 1990\u3000년 3월 5일",
+    "12\u3000가 3456",
+    "3٣@example.com",
 ]
 
 
@@ -114,7 +122,8 @@ def test_same_spans_on_gate_edges(text):
 # road/lot suffixes, labels and the starts of the gated types
 PIECES = st.sampled_from(
     list("-./ )(+:@년월일로길동리가호번\n\t") + list(PLATE_LETTERS[::5])
-    + ["010", "02", "031", "070", "1588", "+82", "(0)", "::", "fe80", "ab", "M", "x",
+    + ["０", "٣", "\u3000", "010", "02", "031", "070", "1588", "+82", "(0)", "::", "fe80",
+       "ab", "M", "x",
        "서울", "강남구", "테헤란로", "중앙로", "역삼동", "생년월일", "출생", "계좌", "은행",
        "면허", "여권", "법인", "주민", "사업자", "카드", "전화", "http://", "www.",
        "example.com", "버전", "명", "개", "%", "*", "●", "\u00a0", ", "]

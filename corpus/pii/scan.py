@@ -84,10 +84,11 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 
 
 #: Where a digit-led candidate can start. Every digit-led pattern consumes the whole run
-#: of digits it starts on (all end in a "no digit follows" lookahead), so at a run start
-#: of length L, one of these holds:
+#: of digits (``\\d``, so any Unicode digit after the first) it starts on: each digit group
+#: is followed by a separator or by a "no digit follows" lookahead. So at the start of a
+#: run of length L, one of these holds:
 #:   L >= 5 (resident, corporate, card, account, 6/8-digit dates, bare phones): the
-#:   possessive ``[0-9]{1,4}+`` below is then followed by a digit;
+#:   possessive ``\\d{1,4}+`` below is then followed by a digit;
 #:   L <= 4 and the run goes on, after an optional space, an optional separator
 #:   (``-./)`` or ``년`` or a plate syllable) and another optional space, with a digit:
 #:   IPv4 ``1.``, phones ``02-``/``(02)``/``010)``, ``1588-``, ``123-45-``, ``1234 5678``,
@@ -97,10 +98,10 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #: A ``(`` starts a candidate only before ``0`` (``(02)``, ``(010)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 _DIGIT_GATE = (
-    r"[0-9]{1,4}+\s?[-./)년" + PLATE_LETTERS + r"]?\s?[0-9]"
+    r"\d{1,4}+\s?[-./)년" + PLATE_LETTERS + r"]?\s?\d"
     r"|(?<=[로길동리가])|(?<=[로길동리가] )"
 )
-_EMAIL_GATE = r"|[0-9]{1,4}+[A-Za-z._%+@\-]"
+_EMAIL_GATE = r"|\d{1,4}+[A-Za-z0-9._%+@\-]"
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
 
