@@ -227,7 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < args.threshold <= 1.0 and args.norm != "raw":
         build_parser().error("--threshold must be in (0, 1] for a normalised similarity")
     from corpus.klue import resolve_klue_dir
+    from corpus.readers import expand_inputs
 
+    expand_inputs(args.input)  # fail on a missing input now, not after building the index
     klue_dir = str(resolve_klue_dir(args.benchmark_dir))
     out = os.path.normpath(args.output)
     index_dir = args.index_dir or out + ".index"
