@@ -36,9 +36,12 @@ def _positions(rx, text: str) -> list[int]:
 def _assert_same(text: str, types=None) -> None:
     fast = FAST if types is None else Scanner(types)
     plain = PLAIN if types is None else Scanner(types, fast=False)
-    names = tuple(d.name for d in fast.active(text))
+    names = tuple(d.name for d in plain.active(text))
     if names:
-        assert _positions(_combined(names), text) == _positions(_plain(names), text), text
+        # every candidate of the reference is a candidate of the fast pattern (which has
+        # more: it ignores the record-level gates)
+        fast_positions = set(_positions(_combined(fast.types), text))
+        assert set(_positions(_plain(names), text)) <= fast_positions, text
     assert fast.find(text) == plain.find(text), text
 
 
@@ -100,6 +103,16 @@ EDGES = [
     "종로1가 5",
     "강남구 역삼동 12번지",
     "서울특별시 강남구 테헤란로 123, 4층",
+    # letter-led: e-mail local parts, URL schemes, passports
+    "ftp://files.example.org/a.zip",
+    "https://www.example.com/x?a=1",
+    "www.example.co.kr",
+    "여권번호 AB1234567",
+    "여권 M123A4567",
+    "passport: M12345678",
+    "PASSPORT NO. XY7654321",
+    "x.y_z+tag@example.com",
+    "12ab@example.com",
     # other Unicode digits and spaces after an ASCII digit (the patterns say \\d and \\s)
     "생년월일 90０3０5",
     "주민번호 90０101-1234567",

@@ -54,7 +54,10 @@ class Detector:
     first: str  # regex character-class body of the characters a match can start with
     accept: Accept
     description: str
-    gate: tuple[str, ...] = ()  # record must contain one of these substrings (empty: always on)
+    # A record must contain one of these substrings for the detector to claim anything in
+    # it (empty: always on). It must follow from the pattern or `accept` (e-mail needs
+    # "@", passport a context word that holds one of them): the fast scan ignores it.
+    gate: tuple[str, ...] = ()
     context_gated: bool = False
     after_digit: bool = False  # may a match start right after a digit? (only the IPv6 anchor)
 

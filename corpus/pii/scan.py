@@ -94,14 +94,12 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   IPv4 ``1.``, phones ``02-``/``(02)``/``010)``, ``1588-``, ``123-45-``, ``1234 5678``,
 #:   ``12-34``, ``1990년 3월``, ``1990. 3.``, ``12가 3456``, account ``123-``;
 #:   or it is a house number right after ``로/길/동/리/가`` (address).
-#: E-mail, when on, adds an ASCII local-part character or ``@`` after a short run.
 #: A ``(`` starts a candidate only before ``0`` (``(02)``, ``(010)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 _DIGIT_GATE = (
     r"\d{1,4}+\s?[-./)년" + PLATE_LETTERS + r"]?\s?\d"
     r"|(?<=[로길동리가])|(?<=[로길동리가] )"
 )
-_EMAIL_GATE = r"|\d{1,4}+[A-Za-z0-9._%+@\-]"
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
 
@@ -120,26 +118,35 @@ def _without_backrefs(pattern: str) -> str:
     return out
 
 
+#: Where a letter-led candidate can start: the start of an e-mail local part followed by
+#: ``@``, a URL scheme or ``www.``, or a passport number's letters and first digit.
+_LETTER_GATES = {
+    "email": r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+@",
+    "url": r"(?:https?|ftp)://|www\.",
+    "passport": r"[A-Z][A-Z]?\d",
+}
+
+
 @functools.lru_cache(maxsize=256)
 def _combined(names: tuple[str, ...]) -> re.Pattern:
-    """A pattern whose matches start exactly where `_plain(names)` matches, found faster.
+    """A pattern that matches wherever one of the detectors' own patterns does, found fast.
 
     It starts with a character class, so `re` skips the text between candidate
     characters in its fast charset loop (a pattern that starts with a lookahead gets
     no such loop: it is tried at every position). The rest runs inside a
     one-character lookbehind, ``(?<=(?=...).)``, so the match still starts on the
-    candidate character. Digits and ``(`` must first pass a cheap gate
-    (`_DIGIT_GATE`), so the full alternation is not tried at the start of every year
-    or count (``1990년``, ``3개``). Passing the gate is necessary for a match, never
-    sufficient: the alternation decides, so the positions are the same. Each
+    candidate character. A candidate character must first pass a cheap gate
+    (`_DIGIT_GATE`, `_LETTER_GATES`), so the full alternation is not tried at the
+    start of every year or count (``1990년``, ``3개``) or English word. Passing the
+    gate is necessary for a match, never sufficient: the alternation decides. Each
     alternative is a named group: ``m.lastgroup`` tells which one matched first, and
     the ones tried before it need not be tried again (`_candidates`).
     """
-    detectors = [REGISTRY[n] for n in names]
+    detectors = sorted((REGISTRY[n] for n in names), key=lambda d: d.priority)
     body = _body(detectors, tagged=True)
-    gate = _DIGIT_GATE + (_EMAIL_GATE if "email" in names else "")
-    pre = rf"(?:(?![0-9(])|\((?=0)|(?<![0-9])(?:{gate}))"
-    return re.compile(f"[{_first(detectors)}](?<=(?={pre})(?={body}).)")
+    gates = [r"(?![0-9(A-Za-z])", r"\((?=0)", rf"(?<![0-9])(?:{_DIGIT_GATE})"]
+    gates += [g for name, g in _LETTER_GATES.items() if name in names]
+    return re.compile(f"[{_first(detectors)}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -205,14 +212,13 @@ class Scanner:
 
     def find(self, text: str) -> list[Span]:
         """Non-overlapping spans, in text order."""
-        active = self.active(text)
-        if not active:
-            return []
         if not self.fast:
-            return self._find_plain(text, active)
-        names = tuple(d.name for d in active)
-        combined = _combined(names)
-        candidates = _candidates(names)
+            return self._find_plain(text)
+        # No record-level gates here: a gate only ever leaves out a detector that could
+        # not claim anything in the record (see `Detector.gate`), so skipping the check
+        # gives the same spans, with one compiled pattern for every record.
+        combined = _combined(self.types)
+        candidates = _candidates(self.types)
         spans: list[Span] = []
         pos = floor = 0
         n = len(text)
@@ -236,7 +242,10 @@ class Scanner:
                 pos = s + 1
         return spans
 
-    def _find_plain(self, text: str, active: tuple[Detector, ...]) -> list[Span]:
+    def _find_plain(self, text: str) -> list[Span]:
+        active = self.active(text)
+        if not active:
+            return []
         combined = _plain(tuple(d.name for d in active))
         spans: list[Span] = []
         pos = floor = 0
