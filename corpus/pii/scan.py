@@ -144,8 +144,14 @@ def _combined(names: tuple[str, ...]) -> re.Pattern:
     """
     detectors = sorted((REGISTRY[n] for n in names), key=lambda d: d.priority)
     body = _body(detectors, tagged=True)
-    gates = [r"(?![0-9(A-Za-z])", r"\((?=0)", rf"(?<![0-9])(?:{_DIGIT_GATE})"]
-    gates += [g for name, g in _LETTER_GATES.items() if name in names]
+    # dispatch on the class of the candidate character first: most are digits, then
+    # letters, most of which are inside a word (where no letter-led pattern can start)
+    digit = _DIGIT_GATE + ("|" + _LETTER_GATES["email"] if "email" in names else "")
+    letter = "|".join(g for name, g in _LETTER_GATES.items() if name in names)
+    gates = [rf"(?=[0-9])(?<![0-9])(?:{digit})"]
+    if letter:
+        gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
+    gates += [r"(?![0-9A-Za-z(])", r"\((?=0)"]
     return re.compile(f"[{_first(detectors)}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
 
 
