@@ -531,8 +531,11 @@ _BIRTH_AFTER = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
 
 
+_DIGIT_RUN = re.compile(r"\d+")
+
+
 def _date_fields(value: str) -> tuple[str, str, str] | None:
-    parts = re.findall(r"\d+", value)
+    parts = _DIGIT_RUN.findall(value)
     if len(parts) == 3:
         return parts[0], parts[1], parts[2]
     if len(parts) == 1 and len(parts[0]) in (6, 8):
@@ -551,16 +554,21 @@ def birth_date_valid(value: str) -> bool:
     return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
 
 
-def _accept_birth(text: str, m: re.Match, floor: int):
-    if not birth_date_valid(m.group()):
-        return None
-    s, e = _span(m)
+def _birth_context(text: str, s: int, e: int) -> bool:
     if _BIRTH_AFTER.match(text, e) or _BIRTH_TIGHT_BEFORE.search(text, max(0, s - 6), s):
-        return s, e
+        return True
     lo = max(0, s - 20)
     for b in _SENTENCE_END.finditer(text, lo, s):  # the label must be in the same sentence
         lo = b.end()
-    return (s, e) if _BIRTH_LABEL.search(text, lo, s) else None
+    return _BIRTH_LABEL.search(text, lo, s) is not None
+
+
+def _accept_birth(text: str, m: re.Match, floor: int):
+    # the context test first: most dates in running text are not next to a birth word
+    s, e = _span(m)
+    if not _birth_context(text, s, e) or not birth_date_valid(m.group()):
+        return None
+    return s, e
 
 
 register(Detector(
