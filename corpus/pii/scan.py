@@ -206,6 +206,8 @@ class Scanner:
         self.fast = fast
         self._always = tuple(d for d in self.detectors if not d.gate)
         self._gated = tuple(d for d in self.detectors if d.gate)
+        self._search = None  # the compiled fast pattern's search, on first use
+        self._candidates: dict[str, dict[str, tuple[Detector, ...]]] = {}
 
     def active(self, text: str) -> tuple[Detector, ...]:
         """The detectors whose record-level gate passes for `text`."""
@@ -223,16 +225,16 @@ class Scanner:
         # No record-level gates here: a gate only ever leaves out a detector that could
         # not claim anything in the record (see `Detector.gate`), so skipping the check
         # gives the same spans, with one compiled pattern for every record.
-        combined = _combined(self.types)
-        candidates = _candidates(self.types)
+        if self._search is None:
+            self._search = _combined(self.types).search
+            self._candidates = _candidates(self.types)
+        search, candidates = self._search, self._candidates
         spans: list[Span] = []
-        pos = floor = 0
-        n = len(text)
-        while pos < n:
-            m = combined.search(text, pos)
-            if m is None:
-                break
+        floor = 0
+        m = search(text)
+        while m is not None:
             s = m.start()
+            pos = s + 1
             # priorities are distinct and the candidates are in priority order, so the
             # first valid claim is the one the reference scan's (priority, length) picks
             for d in candidates[m.lastgroup][text[s]]:
@@ -244,8 +246,7 @@ class Scanner:
                     spans.append(Span(claim[0], claim[1], d.name))
                     pos = floor = claim[1]
                     break
-            else:
-                pos = s + 1
+            m = search(text, pos)
         return spans
 
     def _find_plain(self, text: str) -> list[Span]:
