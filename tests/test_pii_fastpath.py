@@ -152,26 +152,31 @@ def test_same_spans_on_random_texts(text, subset):
 
 
 def _corpus_lines() -> list[str]:
+    """3,000 kowiki lines with digits and 1,000 petitions."""
     try:
         root = resolve_data_dir() / "corpus"
     except FileNotFoundError as e:
         pytest.skip(f"shared data not found: {e}")
-    wiki, petitions = root / "kowiki" / "AA" / "wiki_02", root / "petitions" / "petitions_2019-04"
-    if not wiki.is_file() or not petitions.is_file():
-        pytest.skip(f"kowiki/AA/wiki_02 or petitions/petitions_2019-04 missing under {root}")
+    wiki = [root / "kowiki" / "AA" / f"wiki_{i}" for i in (20, 21, 22)]
+    petitions = [root / "petitions" / f"petitions_2019-0{i}" for i in (4, 5, 6)]
+    if not all(p.is_file() for p in wiki + petitions):
+        pytest.skip(f"kowiki/AA/wiki_20-22 or petitions/petitions_2019-04-06 missing in {root}")
     from corpus.readers import iter_records
 
-    lines = []
-    for rec in itertools.islice(iter_records(wiki), 400):
-        lines += [ln for ln in rec.text.splitlines() if any(c.isdigit() for c in ln)]
-    lines = lines[:3000]
-    lines += [rec.text for rec in itertools.islice(iter_records(petitions), 1000)]
-    return lines
+    lines = [
+        ln
+        for path in wiki
+        for rec in iter_records(path)
+        for ln in rec.text.splitlines()
+        if any(c.isdigit() for c in ln)
+    ][:3000]
+    records = (rec.text for path in petitions for rec in iter_records(path))
+    return lines + list(itertools.islice(records, 1000))
 
 
 def test_same_spans_on_real_corpus_text():
     lines = _corpus_lines()
-    assert len(lines) > 1000
+    assert len(lines) == 4000
     found = 0
     for text in lines:
         _assert_same(text)
