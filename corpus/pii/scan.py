@@ -1,13 +1,21 @@
 """One pass over a text: every enabled detector at once, overlaps resolved deterministically.
 
-The scanner compiles the enabled detectors into a single alternation behind a
-lookahead of the characters any of them can start with; `re` uses that
-lookahead to skip non-candidate characters in C. At each candidate position
-every detector is tried; the valid claim with the lowest ``priority`` (the
-more specific type) wins, ties going to the longer span, and scanning goes on
-after it. Record-level gates (``'@' in text`` for e-mail, ``'://'`` or
-``'www.'`` for URLs, ``'여권'`` for passports) leave detectors out of the
-compiled pattern for records that cannot contain them.
+The scanner compiles the enabled detectors into a single pattern (`_combined`):
+a character class of the characters any of them can start with (so `re` skips
+the text in between in C), cheap gates that a candidate must pass before the
+full alternation is tried, and one named group per detector, so the scan knows
+which detector matched first. At each candidate the remaining detectors that
+can start there are tried in priority order with their own pattern and
+validator; the first valid claim (the lowest ``priority``, the more specific
+type) wins and scanning goes on after it.
+
+``Scanner(fast=False)`` is the straightforward scan, kept as the reference the
+tests compare with (tests/test_pii_fastpath.py): the alternation behind a
+first-character lookahead, record-level gates (``'@' in text`` for e-mail,
+``'://'`` or ``'www.'`` for URLs, ``'여권'`` for passports) that leave detectors
+out for records that cannot contain them, every active detector tried at each
+candidate, the lowest priority winning and ties going to the longer span. Both
+give the same spans.
 """
 
 from __future__ import annotations
