@@ -92,11 +92,11 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 
 
 #: Where a digit-led candidate can start. Every digit-led pattern consumes the whole run
-#: of digits (``\\d``, so any Unicode digit after the first) it starts on: each digit group
+#: of digits (``\d``, so any Unicode digit after the first) it starts on: each digit group
 #: is followed by a separator or by a "no digit follows" lookahead. So at the start of a
 #: run of length L, one of these holds:
 #:   L >= 5 (resident, corporate, card, account, 6/8-digit dates, bare phones): the
-#:   possessive ``\\d{1,4}+`` below is then followed by a digit;
+#:   possessive ``\d{1,4}+`` below is then followed by a digit;
 #:   L <= 4 and the run goes on, after an optional space, an optional separator
 #:   (``-./)`` or ``년`` or a plate syllable) and another optional space, with a digit:
 #:   IPv4 ``1.``, phones ``02-``/``(02)``/``010)``, ``1588-``, ``123-45-``, ``1234 5678``,
@@ -160,7 +160,10 @@ def _combined(names: tuple[str, ...]) -> re.Pattern:
     if letter:
         gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
     gates += [r"(?![0-9A-Za-z(])", r"\((?=0)"]
-    return re.compile(f"[{_first(detectors)}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
+    rx = re.compile(f"[{_first(detectors)}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
+    if rx.groups != len(detectors):  # m.lastgroup must name a detector
+        raise ValueError("detector patterns may hold named groups only")
+    return rx
 
 
 @functools.lru_cache(maxsize=256)
