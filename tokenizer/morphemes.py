@@ -230,10 +230,10 @@ def iter_units(
         results: Iterable = map(_segment_chunk, _chunks(lines, chunk_lines))
         yield from _collect(results, counts, char_counts)
         return
-    # fork where available (cheap, works from any __main__); callers segment before
-    # they start any Rust thread pool (training), so no pool threads exist at fork time.
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    # spawn, never fork: the caller may already run threads (the tokenizers Rust pool of an
+    # earlier training, JAX in pretrain's bootstrap), and a forked child of a threaded
+    # process can deadlock on a lock held by a thread that does not exist in the child.
+    ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker, initargs=(morphemes,)) as pool:
         results = pool.imap(_segment_chunk, _chunks(lines, chunk_lines), 1)
         yield from _collect(results, counts, char_counts)
