@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from corpus.bm25 import NORMALISATIONS, TOKENIZERS, BM25Index, tokenize
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
 from corpus.normalize import dedup_key, normalize_document, normalize_text
-from corpus.readers import FORMATS, ReadOptions, iter_records
+from corpus.readers import ReadOptions, add_reader_arguments, iter_records, reader_config
 from corpus.records import RecordWriter
 from corpus.sentences import split_sentences
 
@@ -214,9 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also rescore against benchmark sentences that share only common morphemes (slow)",
     )
-    p.add_argument("--format", choices=FORMATS, default="auto", help="input format")
-    p.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
-    p.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    add_reader_arguments(p)
     add_executor_arguments(p)
     return p
 
@@ -242,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch_size": args.batch_size,
         "index_dir": os.path.abspath(index_dir),
         "index_fingerprint": fp,
-        "format": args.format,
-        "on_error": args.on_error,
-        "text_field": args.text_field,
-        "column": int(args.column) if args.column and args.column.isdigit() else args.column,
+        **reader_config(args),
     }
     counts = run_stage(
         STAGE,

@@ -48,7 +48,7 @@ import numpy as np
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.filters import build_filters
 from corpus.normalize import normalize_document
-from corpus.readers import FORMATS, ReadOptions, iter_records
+from corpus.readers import ReadOptions, add_reader_arguments, iter_records, reader_config
 from corpus.records import CorpusRecord, RecordWriter
 from corpus.sentences import split_sentences
 
@@ -233,9 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="working folder of the cross-shard dedup pass (default: OUTPUT.hashes)",
     )
-    p.add_argument("--format", choices=FORMATS, default="auto", help="input format")
-    p.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
-    p.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    add_reader_arguments(p)
     add_executor_arguments(p)
     return p
 
@@ -250,10 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     config = {
         "source": args.source,
         "min_chars": args.min_chars,
-        "format": args.format,
-        "on_error": args.on_error,
-        "text_field": args.text_field,
-        "column": int(args.column) if args.column and args.column.isdigit() else args.column,
+        **reader_config(args),
     }
     common = {
         "workers": args.workers,

@@ -33,7 +33,7 @@ import sys
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.pii.detectors import REGISTRY, TYPES
 from corpus.pii.generate import Pseudonymizer
-from corpus.readers import FORMATS, ReadOptions, iter_records
+from corpus.readers import ReadOptions, add_reader_arguments, iter_records, reader_config
 from corpus.records import RecordWriter
 
 STAGE = "pseudonymize"
@@ -174,9 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="types to pseudonymise (default: all 16; comma lists allowed)",
     )
     p.add_argument("--report", default=None, help="write a span report (id, type, offsets, hash)")
-    p.add_argument("--format", choices=FORMATS, default="auto", help="input format")
-    p.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
-    p.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    add_reader_arguments(p)
     add_executor_arguments(p)
     return p
 
@@ -201,10 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed_blake2b": hashlib.blake2b(f"seed:{args.seed}".encode(), digest_size=16).hexdigest(),
         "types": list(types),
         "report": bool(args.report),
-        "format": args.format,
-        "on_error": args.on_error,
-        "text_field": args.text_field,
-        "column": int(args.column) if args.column and args.column.isdigit() else args.column,
+        **reader_config(args),
     }
     counts = run_stage(
         STAGE,

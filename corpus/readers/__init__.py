@@ -13,6 +13,7 @@ decompressed transparently.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -164,7 +165,28 @@ def iter_records(
     yield from READERS[fmt](path, opts)
 
 
+def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input-format options every corpus CLI shares."""
+    g = parser.add_argument_group("input format")
+    g.add_argument("--format", choices=FORMATS, default="auto", help="input format")
+    g.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
+    g.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+
+
+def reader_config(args: argparse.Namespace) -> dict:
+    """The reader options of parsed CLI arguments, as the JSON-able part of a stage config."""
+    column = args.column
+    return {
+        "format": args.format,
+        "on_error": args.on_error,
+        "text_field": args.text_field,
+        "column": int(column) if column and column.isdigit() else column,
+    }
+
+
 __all__ = [
+    "add_reader_arguments",
+    "reader_config",
     "FORMATS",
     "InputError",
     "ReadOptions",
