@@ -15,16 +15,12 @@ steps/s; 1M steps ~36 days); one H200 at 40% MFU ~18 days.
 
 from __future__ import annotations
 
-from pretrain.configs import default
+from pretrain.configs import roberta_small
 
 
 def get_config():
-    c = default.get_config()
+    # The paper's RoBERTa recipe is the same for every size (roberta_small.py); only the
+    # model differ.
+    c = roberta_small.get_config()
     c.model = "roberta-base"
-    c.objective = "roberta"
-    c.global_batch_size = 2048
-    c.num_train_steps = 1_000_000
-    c.warmup_steps = 10_000
-    c.learning_rate = 1e-4
-    c.adam_b2 = 0.98
     return c
