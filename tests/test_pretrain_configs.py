@@ -1,0 +1,31 @@
+"""Every experiment config loads and carries the paper's settings."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from pretrain.models import PRESETS
+
+PAPER = {
+    # config: (model, objective, batch, steps)
+    "bert_base": ("bert-base", "bert", 256, 1_000_000),
+    "roberta_small": ("roberta-small", "roberta", 2048, 1_000_000),
+    "roberta_base": ("roberta-base", "roberta", 2048, 1_000_000),
+    "roberta_large": ("roberta-large", "roberta", 2048, 500_000),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAPER))
+def test_paper_configs(name):
+    c = importlib.import_module(f"pretrain.configs.{name}").get_config()
+    objective = PAPER[name][1]
+    assert (c.model, c.objective, c.global_batch_size, c.num_train_steps) == PAPER[name]
+    assert c.model in PRESETS and PRESETS[c.model].arch == objective
+    assert c.learning_rate == 1e-4 and c.max_grad_norm == 1.0 and c.warmup_steps == 10_000
+
+
+def test_tiny_config_runs_without_data_flags():
+    c = importlib.import_module("pretrain.configs.tiny").get_config()
+    assert c.model in PRESETS and c.data.bootstrap.enabled and not c.data.examples_dir
