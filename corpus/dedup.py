@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from corpus.bm25 import NORMALISATIONS, TOKENIZERS, BM25Index, tokenize
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
 from corpus.normalize import dedup_key, normalize_document, normalize_text
-from corpus.readers import ReadOptions, add_reader_arguments, iter_records, reader_config
+from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter
 from corpus.sentences import split_sentences
 
@@ -158,15 +158,7 @@ def process_shard(job: ShardJob) -> dict:
 
     with RecordWriter(job.output_path()) as out, RecordWriter(job.output_path(REMOVED)) as rm:
         batch = []
-        for rec in iter_records(
-            job.input_path,
-            fmt=cfg["format"],
-            text_field=cfg.get("text_field"),
-            column=cfg.get("column"),
-            on_error=cfg["on_error"],
-            quarantine=job.quarantine,
-            options=opts,
-        ):
+        for rec in job.records(opts):
             counts["read"] += 1
             batch.append(rec)
             if len(batch) >= cfg["batch_size"]:

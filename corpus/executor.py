@@ -27,11 +27,12 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus.readers import expand_inputs
+from corpus.readers import ReadOptions, expand_inputs, iter_records
+from corpus.records import CorpusRecord
 from corpus.textio import InputError, Quarantine
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,24 @@ class ShardJob:
     @property
     def name(self) -> str:
         return f"shard-{self.index:05d}"
+
+    def records(
+        self, options: ReadOptions | None = None, **overrides: Any
+    ) -> Iterator[CorpusRecord]:
+        """Streams the shard's input with the reader options of the stage config.
+
+        The config keys are those `corpus.readers.reader_config` writes (format,
+        text_field, column, on_error); bad lines go to this shard's quarantine.
+        """
+        cfg = self.config
+        kwargs = {
+            "fmt": cfg.get("format", "auto"),
+            "text_field": cfg.get("text_field"),
+            "column": cfg.get("column"),
+            "on_error": cfg.get("on_error", "raise"),
+            **overrides,
+        }
+        return iter_records(self.input_path, quarantine=self.quarantine, options=options, **kwargs)
 
     def output_path(self, name: str | None = None, suffix: str = ".jsonl.gz") -> str:
         """Main output ``DIR/<shard>.jsonl.gz``; a side output ``DIR/<name>/<shard>.jsonl.gz``."""

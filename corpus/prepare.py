@@ -48,7 +48,7 @@ import numpy as np
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.filters import build_filters
 from corpus.normalize import normalize_document
-from corpus.readers import ReadOptions, add_reader_arguments, iter_records, reader_config
+from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import CorpusRecord, RecordWriter
 from corpus.sentences import split_sentences
 
@@ -69,16 +69,7 @@ def iter_sentences(job: ShardJob, counts: dict) -> Iterator[tuple[CorpusRecord, 
     cfg = job.config
     opts = ReadOptions()
     filters_by_source: dict = {}
-    for doc in iter_records(
-        job.input_path,
-        source=cfg.get("source"),
-        fmt=cfg["format"],
-        text_field=cfg.get("text_field"),
-        column=cfg.get("column"),
-        on_error=cfg["on_error"],
-        quarantine=job.quarantine,
-        options=opts,
-    ):
+    for doc in job.records(opts, source=cfg.get("source")):
         counts["documents"] += 1
         sents = split_sentences(normalize_document(doc.text))
         if not sents:

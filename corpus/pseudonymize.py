@@ -33,7 +33,7 @@ import sys
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.pii.detectors import REGISTRY, TYPES
 from corpus.pii.generate import Pseudonymizer
-from corpus.readers import ReadOptions, add_reader_arguments, iter_records, reader_config
+from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter
 
 STAGE = "pseudonymize"
@@ -74,15 +74,7 @@ def process_shard(job: ShardJob) -> dict:
     report = RecordWriter(job.output_path(SPANS_DIR)) if cfg["report"] else None
     try:
         with RecordWriter(job.output_path()) as out:
-            for rec in iter_records(
-                job.input_path,
-                fmt=cfg["format"],
-                text_field=cfg.get("text_field"),
-                column=cfg.get("column"),
-                on_error=cfg["on_error"],
-                quarantine=job.quarantine,
-                options=opts,
-            ):
+            for rec in job.records(opts):
                 read += 1
                 src = by_source.setdefault(rec.source, {"read": 0, "changed": 0})
                 src["read"] += 1
