@@ -113,13 +113,14 @@ def time_tiny_step(batch_size: int, seq_len: int, steps: int, vocab_size: int) -
 
     from pretrain import models
     from pretrain.input_pipeline import synthetic_batch
+    from pretrain.masking import default_max_predictions
 
     config = models.PRESETS["tiny"].replace(vocab_size=vocab_size)
     model = models.PretrainingModel(config, rngs=nnx.Rngs(0))
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
     tx = optax.adamw(1e-4)
     opt_state = tx.init(params)
-    p = models.default_max_predictions(seq_len)
+    p = default_max_predictions(seq_len)
 
     def loss_fn(params, batch):
         out = nnx.merge(graphdef, params, rest)(

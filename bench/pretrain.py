@@ -10,7 +10,7 @@ needed. Reports compile time, step time, tokens/s and MFU:
 
     MFU = models.flops_per_token(config, L, P) * tokens/s / (devices * peak FLOP/s)
 
-with the per-device peak from the table in `pretrain.metric_log.PEAK_FLOPS` (dense
+with the per-device peak from the table in `pretrain.flops.PEAK_FLOPS_PER_DEVICE` (dense
 bf16), or ``--peak-flops`` where the device is not in the table (CPU). Tokens
 count every position of the padded batch, as the step computes them all.
 """

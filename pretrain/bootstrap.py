@@ -38,6 +38,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from pretrain.masking import SPECIAL_TOKENS
+
 BOOTSTRAP_VERSION = 1
 TINY_CORPUS = Path(__file__).with_name("tiny_corpus.txt")
 BATCH_KEYS = (
@@ -67,6 +69,8 @@ class DataSpec:
     eval_examples_dir: str | None = None
     tokenizer_dir: str | None = None
     synthetic: bool = False
+    # (token, id) of the special tokens of the tokenizer the examples were built with.
+    special_ids: tuple[tuple[str, int | None], ...] = ()
 
     @property
     def has_eval(self) -> bool:
@@ -74,9 +78,9 @@ class DataSpec:
 
 
 def _max_predictions(cfg_value: int, seq_len: int) -> int:
-    from pretrain import models
+    from pretrain.masking import default_max_predictions
 
-    return int(cfg_value) if int(cfg_value) > 0 else models.default_max_predictions(seq_len)
+    return int(cfg_value) if int(cfg_value) > 0 else default_max_predictions(seq_len)
 
 
 def resolve_data(cfg: Mapping[str, Any], workdir: str | os.PathLike) -> DataSpec:
@@ -94,6 +98,7 @@ def resolve_data(cfg: Mapping[str, Any], workdir: str | os.PathLike) -> DataSpec
             vocab_size=models.PRESETS[cfg["model"]].vocab_size,
             tokenizer_dir=data["tokenizer_dir"] or None,
             synthetic=True,
+            special_ids=tuple((t, i) for i, t in enumerate(SPECIAL_TOKENS)),
         )
     examples_dir = data["examples_dir"]
     eval_dir = data["eval_examples_dir"]
@@ -143,6 +148,7 @@ def examples_spec(
         examples_dir=str(Path(examples_dir).absolute()),
         eval_examples_dir=str(Path(eval_dir).absolute()) if eval_dir else None,
         tokenizer_dir=str(Path(tokenizer_dir).absolute()) if tokenizer_dir else None,
+        special_ids=tuple(sorted(dict(manifest.get("special_ids") or {}).items())),
     )
 
 

@@ -15,10 +15,10 @@ that `CheckpointManager` never lists and deletes on the next start
 (``cleanup_tmp_directories``). `latest_step` therefore only ever names a
 complete checkpoint.
 
-Preemption: `PreemptionWatcher` turns SIGTERM into a flag the train loop
-checks every step; on several hosts it also asks JAX's preemption sync point
-(``CheckpointManager.reached_preemption``), so every host agrees on the step
-at which to save.
+Retention: the newest ``max_to_keep`` checkpoints, plus every checkpoint whose step is a
+multiple of ``keep_every_steps`` (permanent milestones, never deleted; orbax's
+``keep_period``). When to save (steps, minutes, preemption) is the train loop's decision,
+taken jointly by all hosts (`pretrain.supervision`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import signal
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +47,14 @@ class Checkpointer:
         directory: str | Path,
         *,
         max_to_keep: int = 3,
+        keep_every_steps: int = 0,
         async_save: bool = True,
         read_only: bool = False,
     ) -> None:
         self.directory = Path(directory).absolute()
         options = ocp.CheckpointManagerOptions(
             max_to_keep=None if read_only else max_to_keep,
+            keep_period=int(keep_every_steps) or None,
             save_interval_steps=0 if read_only else 1,
             enable_async_checkpointing=async_save,
             cleanup_tmp_directories=not read_only,
@@ -119,53 +120,11 @@ class Checkpointer:
         out = self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore()))
         return out["meta"]
 
-    def reached_preemption(self, step: int) -> bool:
-        return self.manager.reached_preemption(step)
-
     def wait(self) -> None:
         self.manager.wait_until_finished()
 
     def close(self) -> None:
         self.manager.close()
-
-
-class PreemptionWatcher:
-    """SIGTERM (what Cloud TPU, Kubernetes and SLURM send before a kill) -> a flag.
-
-    The handler only sets a flag: saving from inside a signal handler would
-    race the train step. The loop asks `should_stop(step)` once per step.
-    """
-
-    def __init__(self, checkpointer: Checkpointer | None = None) -> None:
-        self.requested = False
-        self.signal_name: str | None = None
-        self._checkpointer = checkpointer
-        self._previous: dict[int, Any] = {}
-
-    def install(self) -> PreemptionWatcher:
-        for sig in (signal.SIGTERM,):
-            try:
-                self._previous[sig] = signal.signal(sig, self._handle)
-            except ValueError:  # not the main thread (e.g. under some test runners)
-                logging.warning("cannot install a %s handler outside the main thread", sig)
-        return self
-
-    def uninstall(self) -> None:
-        for sig, prev in self._previous.items():
-            signal.signal(sig, prev)
-        self._previous.clear()
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.requested = True
-        self.signal_name = signal.Signals(signum).name
-
-    def should_stop(self, step: int) -> bool:
-        if self.requested:
-            return True
-        if jax.process_count() > 1 and self._checkpointer is not None:
-            if self._checkpointer.reached_preemption(step):
-                self.requested, self.signal_name = True, "preemption sync point"
-        return self.requested
 
 
 def model_config_to_dict(model_config: Any) -> dict[str, Any]:
@@ -209,7 +168,7 @@ def load_for_export(workdir: str | Path, step: int | None = None) -> tuple[Any, 
         params = ckpt.restore_params(step, abstract_params)
     finally:
         ckpt.close()
-    model = nnx.merge(graphdef, params, _concrete_rest(rest))
+    model = nnx.merge(graphdef, params, models.concrete_rest(rest))
     logging.info("loaded step %d from %s", step, directory)
     return model_config, model, meta.get("tokenizer_dir")
 
@@ -246,18 +205,6 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
                 last.update({k: v for k, v in row.items() if "loss" in k or "accuracy" in k})
         info.update({k: round(v, 4) for k, v in sorted(last.items())})
     return {k: v for k, v in info.items() if v is not None}
-
-
-def _concrete_rest(abstract_rest: Any) -> Any:
-    """Concrete values for the non-parameter state (RNG keys and counters)."""
-    import jax.numpy as jnp
-
-    def make(s: Any) -> Any:
-        if jax.dtypes.issubdtype(s.dtype, jax.dtypes.prng_key):
-            return jax.random.key(0)
-        return jnp.zeros(s.shape, s.dtype)
-
-    return jax.tree.map(make, abstract_rest)
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

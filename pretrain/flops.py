@@ -14,18 +14,55 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import Any
 
-from pretrain.models import (
-    PAPER_PARAMS,
-    PRESETS,
-    count_params,
-    default_max_predictions,
-    flops_per_token,
+from pretrain.masking import default_max_predictions
+from pretrain.models import PAPER_PARAMS, PRESETS, count_params, flops_per_token
+
+# Dense bf16 peak FLOP/s per JAX device, by device kind (the one table: MFU in the train log and
+# in bench.pretrain, and the day estimates here). A TPU v2/v3 device is one core, half a chip;
+# H100/H200 SXM figures are dense (no sparsity). Matched in order, first substring wins.
+PEAK_FLOPS_PER_DEVICE = (
+    ("TPU v2", 22.5e12),
+    ("TPU v3", 61.5e12),
+    ("TPU v4", 275e12),
+    ("TPU v5 lite", 197e12),
+    ("TPU v5e", 197e12),
+    ("TPU v5p", 459e12),
+    ("TPU v5", 459e12),
+    ("TPU v6 lite", 918e12),
+    ("TPU v6e", 918e12),
+    ("H200", 989e12),
+    ("H100", 989e12),
+    ("A100", 312e12),
+    ("L4", 121e12),
+    ("A10G", 70e12),
 )
+# Machines of the day estimates: (device kind in the table, devices per machine).
+MACHINES = {"tpu-v3-8": ("TPU v3", 8), "h200": ("H200", 1)}
 
-# Dense bfloat16 peak FLOP/s per device used for MFU and the day estimates.
-# TPU v3-8: 4 chips x 123 TFLOP/s (8 cores); H200 SXM: 989 TFLOP/s dense (no sparsity).
-PEAK_FLOPS = {"tpu-v3-8": 492e12, "h200": 989e12}
+
+def peak_for_kind(kind: str) -> float | None:
+    """Peak FLOP/s of one device of this kind (e.g. "TPU v3", "NVIDIA H200"); None if unknown."""
+    for name, peak in PEAK_FLOPS_PER_DEVICE:
+        if name.lower() in kind.lower():
+            return peak
+    return None
+
+
+def peak_flops_per_device(device: Any = None, override: float = 0.0) -> float | None:
+    """Peak FLOP/s of ``device`` (default: JAX's first device); None when unknown (e.g. CPU)."""
+    if override:
+        return float(override)
+    if device is None:
+        import jax
+
+        device = jax.devices()[0]
+    return peak_for_kind(getattr(device, "device_kind", ""))
+
+
+# Peak FLOP/s of each machine of the day estimates (TPU v3-8: 8 cores = 492 TFLOP/s).
+PEAK_FLOPS = {m: count * peak_for_kind(kind) for m, (kind, count) in MACHINES.items()}
 DEFAULT_MFU = 0.40
 SECONDS_PER_DAY = 86400.0
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import save_file
 
+from pretrain.masking import SPECIAL_TOKENS
 from pretrain.models import ModelConfig, PretrainingModel, count_params
 
 # Files a tokenizer folder may hold (tokenizer.train writes the WordPiece set); copied when
@@ -36,7 +37,6 @@ TOKENIZER_FILES = (
     "special_tokens_map.json",
     "train_stats.json",
 )
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 DEFAULT_LICENSE = "cc-by-sa-4.0"
 
 

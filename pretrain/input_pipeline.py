@@ -249,7 +249,7 @@ class PretrainLoader:
             keys = example_key(_MASK_TAG, self.seed, epochs, indices)
             masked = whole_word_mask_batch(ids, self.spec, keys)
             out.update(masked)
-            out["input_ids"][out["attention_mask"] == 0] = 0
+            out["input_ids"][out["attention_mask"] == 0] = self.pad_id
         return out
 
     def iter_from(self, start_step: int) -> Iterator[Batch]:

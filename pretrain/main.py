@@ -7,7 +7,8 @@ Any config field can be overridden, e.g.::
         --config.num_train_steps=500 --config.learning_rate=5e-4
 
 Running the same command again resumes from the newest checkpoint in DIR.
-Exit codes: 0 done or preempted (checkpoint saved), 1 non-finite loss.
+Exit codes: 0 done or preempted (checkpoint saved; on several hosts every host saved the same
+step), 1 non-finite loss, 3 hung (the watchdog found no finished step for too long).
 """
 
 from __future__ import annotations
@@ -40,13 +41,20 @@ def main(argv: list[str]) -> int:
 
     sharding.maybe_initialize_distributed(cfg.distributed)
 
-    from pretrain import train
+    from pretrain import supervision, train
+
+    # SIGTERM from here on is a save-and-stop request, kept until the process exits: a signal
+    # during compilation is acted on at the first step, and one that arrives after the save
+    # (another host's late signal) cannot kill the process mid-shutdown. Installed after
+    # jax.distributed.initialize, whose own SIGTERM listener would otherwise replace it.
+    preemption = supervision.PreemptionWatcher().install()
+    train.use_compilation_cache(cfg.get("compilation_cache_dir", ""))
 
     logging.getLogger().setLevel(logging.INFO)
     for handler in logging.getLogger().handlers + logging.getLogger("absl").handlers:
         handler.addFilter(_QuietLibraries())
     try:
-        summary = train.train_and_evaluate(cfg, FLAGS.workdir)
+        summary = train.train_and_evaluate(cfg, FLAGS.workdir, preemption=preemption)
     except train.NonFiniteLossError as e:
         logging.error("%s", e)
         print(f"error: {e}", file=sys.stderr)

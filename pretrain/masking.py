@@ -39,9 +39,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# The one list of special tokens is the tokenizer's (the stage that creates them).
+from tokenizer.wordpiece import SPECIAL_TOKENS
+
 #: klue/bert-base special ids; `MaskingSpec.from_vocab` reads the real ones.
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = 0, 1, 2, 3, 4
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
 def default_max_predictions(max_seq_length: int, masked_lm_prob: float = 0.15) -> int:

@@ -2,53 +2,26 @@
 
 `MetricLog` writes TensorBoard events (tensorboardX, no TensorFlow) and a
 ``metrics.jsonl`` that tests and people read back; `Progress` is a tqdm bar on
-a terminal and plain log lines otherwise; `describe_throughput` turns a step
+a terminal and plain log lines otherwise; `IntervalMeter` turns the steps between two log
+lines into interval means and honest throughput; `describe_throughput` turns a step
 time into tokens/s and an MFU estimate from `models.flops_per_token` and the
-device's peak in `PEAK_FLOPS`.
+device's peak in `pretrain.flops.PEAK_FLOPS_PER_DEVICE`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import jax
 
 from pretrain import models
-
-# Dense bf16 peak FLOP/s per JAX device (a TPU v3/v2 device is one core: half a chip).
-PEAK_FLOPS = (
-    ("TPU v2", 22.5e12),
-    ("TPU v3", 61.5e12),
-    ("TPU v4", 275e12),
-    ("TPU v5 lite", 197e12),
-    ("TPU v5e", 197e12),
-    ("TPU v5p", 459e12),
-    ("TPU v5", 459e12),
-    ("TPU v6 lite", 918e12),
-    ("TPU v6e", 918e12),
-    ("H200", 989e12),
-    ("H100", 989e12),
-    ("A100", 312e12),
-    ("L4", 121e12),
-    ("A10G", 70e12),
-)
-
-
-def peak_flops_per_device(device: Any = None, override: float = 0.0) -> float | None:
-    """Peak FLOP/s of one device from a table by device kind; None when unknown (e.g. CPU)."""
-    if override:
-        return float(override)
-    device = device or jax.devices()[0]
-    kind = getattr(device, "device_kind", "")
-    for name, peak in PEAK_FLOPS:
-        if name.lower() in kind.lower():
-            return peak
-    return None
+from pretrain.flops import peak_flops_per_device
 
 
 class MetricLog:
@@ -142,5 +115,103 @@ def describe_throughput(
     tokens_per_s = tokens_per_step / step_time
     peak = peak_flops_per_device(override=peak_override)
     flops = models.flops_per_token(model_config, seq_len, max_predictions)
-    mfu = flops * tokens_per_s / (jax.device_count() * peak) if peak else None
-    return {"step_time_s": step_time, "tokens_per_s": tokens_per_s, "mfu": mfu}
+    devices = jax.device_count()
+    mfu = flops * tokens_per_s / (devices * peak) if peak else None
+    return {
+        "step_time_s": step_time,
+        "tokens_per_s": tokens_per_s,
+        "tokens_per_s_per_device": tokens_per_s / devices,
+        "mfu": mfu,
+    }
+
+
+# Logged as the interval's last value, not its mean.
+LAST_VALUE_KEYS = ("learning_rate",)
+
+
+class IntervalMeter:
+    """Interval means of the step metrics and the throughput between two log lines.
+
+    * The clock starts when the first step of the process finishes (that step compiled), so
+      compilation never enters a step time; that first step's metrics still enter the means.
+    * Time spent inside `excluded()` (evaluation, checkpoint saves) is subtracted.
+    * `add_data_wait` adds host time spent waiting for the next batch (a slow input pipeline
+      shows as ``perf/data_wait_s`` per step, not as a slow model).
+    * `summary()` returns the means (``loss`` is the interval's mean loss, not the last step's)
+      and ``perf/step_time_s``, ``perf/tokens_per_s``, ``perf/tokens_per_s_per_device``,
+      ``perf/data_wait_s`` and ``perf/mfu`` (when the device's peak is known), then starts a new
+      interval.
+    """
+
+    def __init__(
+        self,
+        tokens_per_step: int,
+        model_config: models.ModelConfig,
+        seq_len: int,
+        max_predictions: int,
+        peak_override: float = 0.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.tokens_per_step = tokens_per_step
+        self.model_config = model_config
+        self.seq_len = seq_len
+        self.max_predictions = max_predictions
+        self.peak_override = peak_override
+        self.clock = clock
+        self._t0: float | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._sums: dict[str, float] = {}
+        self._last: dict[str, float] = {}
+        self._steps = 0
+        self._timed_steps = 0
+        self._excluded = 0.0
+        self._data_wait = 0.0
+
+    def add_data_wait(self, seconds: float) -> None:
+        self._data_wait += seconds
+
+    @contextlib.contextmanager
+    def excluded(self) -> Iterator[None]:
+        t = self.clock()
+        try:
+            yield
+        finally:
+            if self._t0 is not None:
+                self._excluded += self.clock() - t
+
+    def add(self, metrics: Mapping[str, float]) -> None:
+        """One finished step's host metrics."""
+        now = self.clock()
+        if self._t0 is None:
+            self._t0 = now  # the first step compiled: time from here
+        else:
+            self._timed_steps += 1
+        self._steps += 1
+        for k, v in metrics.items():
+            self._sums[k] = self._sums.get(k, 0.0) + float(v)
+            self._last[k] = float(v)
+
+    def summary(self) -> dict[str, float]:
+        out = {
+            k: (self._last[k] if k in LAST_VALUE_KEYS else v / max(self._steps, 1))
+            for k, v in self._sums.items()
+        }
+        now = self.clock()
+        if self._steps:
+            out["perf/data_wait_s"] = self._data_wait / self._steps
+        if self._timed_steps and self._t0 is not None:
+            step_time = max(now - self._t0 - self._excluded, 1e-9) / self._timed_steps
+            perf = describe_throughput(
+                step_time,
+                self.tokens_per_step,
+                self.model_config,
+                self.seq_len,
+                self.max_predictions,
+                self.peak_override,
+            )
+            out.update({f"perf/{k}": v for k, v in perf.items() if v is not None})
+        self._t0 = now if self._t0 is not None else None
+        self._reset()
+        return out

@@ -34,6 +34,7 @@ files; it receives arrays and its own `ModelConfig`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -41,8 +42,26 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from pretrain.masking import default_max_predictions
+
 ARCHS = ("bert", "roberta")
 DTYPES = ("bfloat16", "float32")
+# Attention kernels: "xla" is the einsum path below (float32 scores); "fused" is
+# jax.nn.dot_product_attention (cuDNN flash attention on a GPU in bfloat16, XLA's fused path
+# elsewhere). "fused" has no attention-probability dropout, so it needs attention_dropout 0.
+ATTENTIONS = ("xla", "fused")
+# Rematerialisation policies (what the backward pass may keep instead of recomputing), by
+# name: jax.checkpoint_policies.<name>. "nothing_saveable" recomputes the whole layer (least
+# memory, about one extra forward); "dots_saveable" keeps matrix-product outputs (less
+# recompute, more memory); "dots_with_no_batch_dims_saveable" keeps only the weight products
+# (not the attention score/mix products, which grow with L^2); "everything_saveable" keeps
+# all (as no remat; for comparisons).
+REMAT_POLICIES = (
+    "nothing_saveable",
+    "dots_saveable",
+    "dots_with_no_batch_dims_saveable",
+    "everything_saveable",
+)
 # Parameter leaf names that receive weight decay (BERT's AdamWeightDecay excludes LayerNorm
 # parameters and every bias; embeddings and dense kernels are decayed).
 DECAYED_LEAF_NAMES = ("kernel", "embedding")
@@ -67,9 +86,15 @@ class ModelConfig:
     pad_token_id: int = 0
     dtype: str = "bfloat16"
     param_dtype: str = "float32"
-    # Recompute each layer's activations in the backward pass (jax.checkpoint): less memory
-    # for larger micro-batches, about one more forward pass of compute. Numerics unchanged.
+    # Recompute each layer's activations in the backward pass (jax.checkpoint) under the named
+    # policy (REMAT_POLICIES): less memory for larger micro-batches. Numerics unchanged.
     remat: bool = False
+    remat_policy: str = "nothing_saveable"
+    # Run the layer stack as one lax.scan over stacked layer weights: compile time independent
+    # of depth. Parameters stay per layer (checkpoints and exports are unchanged); the forward
+    # pass stacks them, which costs one copy of the encoder weights. Numerics unchanged.
+    scan_layers: bool = False
+    attention: str = "xla"  # one of ATTENTIONS
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHS:
@@ -79,6 +104,17 @@ class ModelConfig:
         if self.hidden_size % self.num_heads:
             raise ValueError(
                 f"hidden_size {self.hidden_size} is not divisible by num_heads {self.num_heads}"
+            )
+        if self.remat_policy not in REMAT_POLICIES:
+            raise ValueError(
+                f"remat_policy must be one of {REMAT_POLICIES}, got {self.remat_policy!r}"
+            )
+        if self.attention not in ATTENTIONS:
+            raise ValueError(f"attention must be one of {ATTENTIONS}, got {self.attention!r}")
+        if self.attention == "fused" and self.attention_dropout != 0:
+            raise ValueError(
+                "attention='fused' has no attention-probability dropout: set "
+                "--config.model_overrides.attention_dropout=0 (or use attention='xla')"
             )
         if not 0 <= self.pad_token_id < self.vocab_size:
             raise ValueError(f"pad_token_id {self.pad_token_id} outside the vocabulary")
@@ -262,6 +298,8 @@ class SelfAttention(nnx.Module):
         q = self.query(x).reshape(shape)
         k = self.key(x).reshape(shape)
         v = self.value(x).reshape(shape)
+        if cfg.attention == "fused":
+            return self.output(fused_attention(q, k, v, attention_mask).reshape(batch, length, -1))
         # Scores and softmax in float32 whatever the compute dtype.
         scores = jnp.einsum("bqhd,bkhd->bhqk", q, k, preferred_element_type=jnp.float32)
         scores = scores / math.sqrt(cfg.head_dim)
@@ -271,6 +309,30 @@ class SelfAttention(nnx.Module):
         probs = self.dropout(probs, deterministic=deterministic, rngs=rngs)
         context = jnp.einsum("bhqk,bkhd->bqhd", probs, v).reshape(batch, length, -1)
         return self.output(context)
+
+
+def _fused_implementation(dtype: jnp.dtype) -> str | None:
+    """cuDNN flash attention on a GPU for 16-bit inputs; XLA's implementation otherwise."""
+    if jax.default_backend() == "gpu" and dtype in (jnp.bfloat16, jnp.float16):
+        return "cudnn"
+    return None
+
+
+def fused_attention(q, k, v, attention_mask) -> jax.Array:
+    """`jax.nn.dot_product_attention` on ``[B, L, heads, head_dim]``, softmax in float32.
+
+    On cuDNN the padding is given as per-row key lengths (``sum(attention_mask)``), which
+    assumes real tokens come first, as every batch of our loader has them; elsewhere the
+    boolean mask itself is passed, which holds for any mask.
+    """
+    implementation = _fused_implementation(q.dtype)
+    if implementation == "cudnn":
+        lengths = jnp.sum(attention_mask.astype(jnp.int32), axis=-1)
+        return jax.nn.dot_product_attention(
+            q, k, v, key_value_seq_lengths=lengths, implementation="cudnn"
+        )
+    mask = attention_mask[:, None, None, :].astype(bool)
+    return jax.nn.dot_product_attention(q, k, v, mask=mask)
 
 
 class EncoderLayer(nnx.Module):
@@ -298,7 +360,35 @@ def _apply_layer(layer: EncoderLayer, x, attention_mask, rngs, deterministic: bo
     return layer(x, attention_mask, deterministic=deterministic, rngs=rngs)
 
 
-_apply_layer_remat = nnx.remat(_apply_layer, static_argnums=(4,))
+@functools.cache
+def _remat_apply(policy: str):
+    """`_apply_layer` under nnx.remat with the named jax.checkpoint policy (built once)."""
+    return nnx.remat(
+        _apply_layer, static_argnums=(4,), policy=getattr(jax.checkpoint_policies, policy)
+    )
+
+
+def _scan_layers(config: ModelConfig, layers, x, attention_mask, rngs, deterministic: bool):
+    """The layer stack as one ``lax.scan`` over weights stacked on a leading layer axis.
+
+    Each layer's dropout key is ``fold_in(key, layer index)`` from one draw of the ``dropout``
+    stream (the loop draws one per dropout call instead, so with dropout the two paths give
+    different, equally valid, masks; without dropout the same numbers).
+    """
+    graphdef, _ = nnx.split(layers[0])
+    stacked = jax.tree.map(lambda *xs: jnp.stack(xs), *[nnx.state(layer) for layer in layers])
+    base = rngs.dropout() if (rngs is not None and not deterministic) else None
+
+    def body(h, xs):
+        state, index = xs
+        layer = nnx.merge(graphdef, state)
+        layer_rngs = nnx.Rngs(dropout=jax.random.fold_in(base, index)) if base is not None else None
+        return layer(h, attention_mask, deterministic=deterministic, rngs=layer_rngs), None
+
+    if config.remat:
+        body = jax.checkpoint(body, policy=getattr(jax.checkpoint_policies, config.remat_policy))
+    x, _ = jax.lax.scan(body, x, (stacked, jnp.arange(len(layers))))
+    return x
 
 
 class Encoder(nnx.Module):
@@ -320,9 +410,12 @@ class Encoder(nnx.Module):
         self, input_ids, token_type_ids, attention_mask, *, deterministic: bool = True, rngs=None
     ):
         x = self.embeddings(input_ids, token_type_ids, deterministic=deterministic, rngs=rngs)
-        apply = _apply_layer_remat if self.config.remat else _apply_layer
-        for layer in self.layers:
-            x = apply(layer, x, attention_mask, rngs, deterministic)
+        if self.config.scan_layers:
+            x = _scan_layers(self.config, self.layers, x, attention_mask, rngs, deterministic)
+        else:
+            apply = _remat_apply(self.config.remat_policy) if self.config.remat else _apply_layer
+            for layer in self.layers:
+                x = apply(layer, x, attention_mask, rngs, deterministic)
         pooled = jnp.tanh(self.pooler(x[:, 0])) if self.pooler is not None else None
         return x, pooled
 
@@ -400,11 +493,6 @@ def count_model_params(model: nnx.Module) -> int:
     return sum(x.size for x in jax.tree_util.tree_leaves(nnx.state(model, nnx.Param)))
 
 
-def default_max_predictions(seq_len: int) -> int:
-    """Prediction slots per sequence: ceil(0.15 L) (20 for 128, 77 for 512)."""
-    return math.ceil(0.15 * seq_len)
-
-
 def flops_per_token(config: ModelConfig, seq_len: int, max_predictions: int | None = None) -> float:
     """Training FLOPs per input token (forward + backward) of the matrix products.
 
@@ -453,6 +541,22 @@ def decay_mask(params_state: Any) -> Any:
     return jax.tree_util.tree_map_with_path(
         lambda path, _: _leaf_name(path) in DECAYED_LEAF_NAMES, params_state
     )
+
+
+def concrete_rest(abstract_rest: Any) -> Any:
+    """Concrete values for a model's non-parameter state (RNG keys, counters) from its shapes.
+
+    ``nnx.split(nnx.eval_shape(...), nnx.Param, ...)`` gives abstract rest state; merging needs
+    arrays. Keys become ``key(0)`` and counters zeros: the train step passes its own dropout
+    keys, so these values are never used for randomness.
+    """
+
+    def make(s: Any) -> Any:
+        if jax.dtypes.issubdtype(s.dtype, jax.dtypes.prng_key):
+            return jax.random.key(0)
+        return jnp.zeros(s.shape, s.dtype)
+
+    return jax.tree.map(make, abstract_rest)
 
 
 def build_model(config: ModelConfig, seed: int = 0) -> PretrainingModel:

@@ -42,9 +42,10 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from pretrain import models, sharding
+from pretrain import models, sharding, supervision
 from pretrain.bootstrap import BATCH_KEYS, batches_from, make_loader
-from pretrain.metric_log import MetricLog, Progress, describe_throughput
+from pretrain.metric_log import IntervalMeter, MetricLog, Progress
+from pretrain.optimizer import TrainSettings, make_optimizer, make_schedule
 
 Batch = Mapping[str, jax.Array]
 
@@ -73,40 +74,6 @@ class ModelDef:
 
 
 # ---------------------------------------------------------------------------------------------
-# Optimiser
-
-
-def make_schedule(cfg: Mapping[str, Any]) -> optax.Schedule:
-    """Linear warmup from 0 to ``learning_rate`` over ``warmup_steps``, then linear decay to 0."""
-    peak = float(cfg["learning_rate"])
-    warmup = int(cfg["warmup_steps"])
-    total = max(int(cfg["num_train_steps"]), warmup + 1)
-    end = float(cfg.get("end_learning_rate", 0.0))
-    return optax.join_schedules(
-        [
-            optax.linear_schedule(0.0, peak, max(warmup, 1)),
-            optax.linear_schedule(peak, end, total - warmup),
-        ],
-        [warmup],
-    )
-
-
-def make_optimizer(cfg: Mapping[str, Any], params: Any) -> optax.GradientTransformation:
-    """clip_by_global_norm -> AdamW (no decay on biases and LayerNorm, via `models.decay_mask`)."""
-    return optax.chain(
-        optax.clip_by_global_norm(float(cfg["max_grad_norm"])),
-        optax.adamw(
-            make_schedule(cfg),
-            b1=float(cfg["adam_b1"]),
-            b2=float(cfg["adam_b2"]),
-            eps=float(cfg["adam_eps"]),
-            weight_decay=float(cfg["weight_decay"]),
-            mask=models.decay_mask(params),
-        ),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
 # Model state <-> pure functions
 
 
@@ -119,23 +86,14 @@ def abstract_model(model_config: models.ModelConfig) -> tuple[ModelDef, Any]:
     return ModelDef(graphdef, rest), params
 
 
-def _concrete_rest(abstract_rest: Any) -> Any:
-    def make(s: Any) -> Any:
-        if jax.dtypes.issubdtype(s.dtype, jax.dtypes.prng_key):
-            return jax.random.key(0)
-        return jnp.zeros(s.shape, s.dtype)
-
-    return jax.tree.map(make, abstract_rest)
-
-
 def merge_model(model_def: ModelDef, params: Any) -> models.PretrainingModel:
     """Rebuilds the NNX module from parameters (inside or outside jit)."""
-    return nnx.merge(model_def.graphdef, params, _concrete_rest(model_def.abstract_rest))
+    return nnx.merge(model_def.graphdef, params, models.concrete_rest(model_def.abstract_rest))
 
 
 @dataclasses.dataclass(frozen=True)
 class Program:
-    """Everything compiled for one (model, optimiser, objective, mesh): built once, reused.
+    """Everything compiled for one `ProgramKey`: built once, reused.
 
     ``init()`` makes a fresh state and ``init(params)`` one with given parameters and a
     fresh optimiser, directly in their shardings; ``train_step(state, batch)`` and
@@ -152,20 +110,18 @@ class Program:
     eval_step: Callable
 
 
-# Config fields that change the compiled program (besides the model config and mesh).
-PROGRAM_FIELDS = (
-    "learning_rate",
-    "end_learning_rate",
-    "warmup_steps",
-    "num_train_steps",
-    "weight_decay",
-    "adam_b1",
-    "adam_b2",
-    "adam_eps",
-    "max_grad_norm",
-    "grad_accum_steps",
-    "seed",
-)
+@dataclasses.dataclass(frozen=True)
+class ProgramKey:
+    """Everything the compiled program depends on; the key of the program cache.
+
+    The builder receives only this object, so a value that changes the program cannot be
+    missing from the key (`TrainSettings` holds the run-config part).
+    """
+
+    model: models.ModelConfig
+    settings: TrainSettings
+    objective: str
+    mesh: jax.sharding.Mesh
 
 
 def build_program(
@@ -175,17 +131,16 @@ def build_program(
 
     Cached so that several runs in one process (tests, sweeps) compile only once.
     """
-    items = tuple((f, cfg[f]) for f in PROGRAM_FIELDS)
-    min_size = int(cfg.get("mesh", {}).get("fsdp_min_size", sharding.FSDP_MIN_SIZE))
-    return _build_program(model_config, (*items, ("fsdp_min_size", min_size)), objective, mesh)
+    return program_for(ProgramKey(model_config, TrainSettings.from_config(cfg), objective, mesh))
 
 
 @functools.lru_cache(maxsize=8)
-def _build_program(model_config, items, objective, mesh) -> Program:
-    cfg = dict(items)
-    seed = int(cfg["seed"])
+def program_for(key: ProgramKey) -> Program:
+    """Builds (once per key) the jitted init, train and eval functions."""
+    model_config, settings = key.model, key.settings
+    seed = settings.seed
     model_def, abstract_params = abstract_model(model_config)
-    tx = make_optimizer(cfg, abstract_params)
+    tx = make_optimizer(settings, abstract_params)
 
     def init(params: Any = None) -> TrainState:
         if params is None:
@@ -201,8 +156,8 @@ def _build_program(model_config, items, objective, mesh) -> Program:
         )
 
     abstract_state = jax.eval_shape(init)
-    shardings = sharding.state_shardings(abstract_state, mesh, cfg["fsdp_min_size"])
-    step, evaluate = jit_steps(model_def, tx, cfg, objective, mesh, shardings)
+    shardings = sharding.state_shardings(abstract_state, key.mesh, settings.fsdp_min_size)
+    step, evaluate = jit_steps(model_def, tx, settings, key.objective, key.mesh, shardings)
     return Program(
         model_def=model_def,
         tx=tx,
@@ -366,7 +321,7 @@ def eval_step(params: Any, batch: Batch, *, model_def: ModelDef, objective: str)
 def jit_steps(
     model_def: ModelDef,
     tx: optax.GradientTransformation,
-    cfg: Mapping[str, Any],
+    cfg: TrainSettings,
     objective: str,
     mesh: jax.sharding.Mesh,
     state_shardings: Any,
@@ -382,7 +337,7 @@ def jit_steps(
             tx=tx,
             schedule=make_schedule(cfg),
             objective=objective,
-            grad_accum_steps=int(cfg["grad_accum_steps"]),
+            grad_accum_steps=cfg.grad_accum_steps,
             mesh=mesh,
         ),
         in_shardings=(state_shardings, batch_shardings),
@@ -430,20 +385,59 @@ def is_finite_metrics(metrics: Mapping[str, float]) -> bool:
 
 
 def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
-    """The preset named by ``cfg.model`` with the data's vocabulary and the config's overrides."""
+    """The preset named by ``cfg.model`` fitted to the examples' tokenizer, then the overrides.
+
+    Vocabulary size and ``[PAD]`` id come from the examples (their manifest records the
+    tokenizer they were built with); for RoBERTa the position table is resized with the pad id
+    (``max_seq_length + pad_token_id + 1``) so the preset's sequence length stays supported.
+    Then the checks a run must pass before it spends compute: architecture = objective, every
+    special token present, pad id and vocabulary agree with the tokenizer folder (the one the
+    export will ship), and the sequences fit the position table.
+    """
+    from pretrain import hf_export
+    from pretrain.masking import SPECIAL_TOKENS
+
     if cfg["model"] not in models.PRESETS:
         raise ValueError(f"unknown model {cfg['model']!r}; one of {sorted(models.PRESETS)}")
     mc = models.PRESETS[cfg["model"]].replace(vocab_size=int(data.vocab_size))
+    specials = dict(getattr(data, "special_ids", ()) or ())
+    source = data.examples_dir or "the examples"
+    if specials:
+        missing = [t for t in SPECIAL_TOKENS if specials.get(t) is None]
+        if missing:
+            raise ValueError(f"{source}: the tokenizer has no {missing} token(s)")
+        pad = int(specials["[PAD]"])
+        if pad != mc.pad_token_id:
+            supported = mc.max_seq_length
+            mc = mc.replace(pad_token_id=pad)
+            if mc.arch == "roberta":
+                mc = mc.replace(max_position_embeddings=supported + pad + 1)
     overrides = {
         k: v
         for k, v in dict(cfg.get("model_overrides", {})).items()
         if v is not None and v != "" and not (isinstance(v, int | float) and v < 0)
     }
+    attention = cfg.get("attention", "") or ""
+    if attention:
+        overrides["attention"] = attention
     if overrides:
         mc = mc.replace(**overrides)
     want = {"bert": "bert", "roberta": "roberta"}[data.objective]
     if mc.arch != want:
         raise ValueError(f"model {cfg['model']} is {mc.arch} but the examples are {data.objective}")
+    if specials and mc.pad_token_id != specials["[PAD]"]:
+        raise ValueError(
+            f"model pad_token_id {mc.pad_token_id} != [PAD] id {specials['[PAD]']} of the "
+            f"tokenizer {source} was built with"
+        )
+    if data.tokenizer_dir and Path(data.tokenizer_dir).is_dir():
+        folder_ids = hf_export.check_tokenizer(mc, data.tokenizer_dir)
+        differ = {t: (folder_ids[t], i) for t, i in specials.items() if folder_ids.get(t, i) != i}
+        if differ:
+            raise ValueError(
+                f"tokenizer {data.tokenizer_dir} is not the one {source} was built with: "
+                f"special ids (folder, examples) {differ}"
+            )
     if data.max_seq_length > mc.max_seq_length:
         raise ValueError(
             f"examples have sequences of {data.max_seq_length} tokens but model {cfg['model']} "
@@ -463,13 +457,61 @@ def _config_json(cfg: Any) -> dict[str, Any]:
     return json.loads(json.dumps(dict(cfg), default=str))
 
 
-def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
+def use_compilation_cache(directory: str) -> None:
+    """Persistent JAX compilation cache in ``directory`` ("" = off): restarts skip compiling."""
+    if not directory:
+        return
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", str(directory))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+def _restore_or_init(cfg, ckpt, program, target) -> Any:
+    """Newest checkpoint of the workdir, else ``cfg.init_from``'s parameters, else fresh."""
+    from pretrain import checkpointing
+
+    latest = ckpt.latest_step()
+    if latest is not None:
+        state = ckpt.restore(latest, target)
+        logging.info("resumed from %s step %d", ckpt.directory, latest)
+        return state
+    if cfg.get("init_from"):
+        src = Path(cfg["init_from"])
+        src_dir = src / "checkpoints" if (src / "checkpoints").is_dir() else src
+        other = checkpointing.Checkpointer(src_dir, read_only=True, async_save=False)
+        src_step = other.latest_step()
+        if src_step is None:
+            raise FileNotFoundError(f"--config.init_from={src}: no complete checkpoint there")
+        params = other.restore_params(src_step, target.params)
+        other.close()
+        logging.info("initialised parameters from %s step %d", src_dir, src_step)
+        return program.init_from_params(params)
+    return program.init()
+
+
+def train_and_evaluate(
+    cfg: Any,
+    workdir: str | Path,
+    *,
+    preemption: supervision.PreemptionWatcher | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> dict[str, Any]:
     """Trains until ``cfg.num_train_steps``, resuming from the workdir when it has a checkpoint.
 
     Resume order: the newest complete checkpoint in ``<workdir>/checkpoints``, then
     ``cfg.init_from`` (a workdir or checkpoint folder: its parameters, with a fresh
     optimiser at step 0), then a new model. Returns a summary dict (final step,
     last metrics, ``stopped``: "done" | "preempted").
+
+    ``preemption``: a watcher installed by the caller (pretrain.main installs one before
+    compiling and keeps it until exit); by default one is installed for the run and removed
+    after. ``clock`` drives the time-based saves (tests pass a fake one).
+
+    Saves happen every ``checkpoint_every_steps``, every ``checkpoint_every_minutes``, at
+    multiples of ``keep_every_steps`` (kept for good), at the end, and on preemption. With
+    several processes, every decision that depends on a host's own signal or clock goes
+    through `supervision.HostAgreement`, so all hosts save and stop at the same step.
     """
     from pretrain import bootstrap, checkpointing
 
@@ -479,6 +521,7 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
     mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
     grad_accum = int(cfg["grad_accum_steps"])
     sharding.check_batch_size(int(cfg["global_batch_size"]), mesh, grad_accum)
+    use_compilation_cache(str(cfg.get("compilation_cache_dir", "") or ""))
 
     data = bootstrap.resolve_data(cfg, workdir)
     model_config = build_model_config(cfg, data)
@@ -507,28 +550,14 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
             mesh.shape[sharding.FSDP_AXIS],
         )
 
+    keep_every = int(cfg.get("keep_every_steps", 0) or 0)
     ckpt = checkpointing.Checkpointer(
         checkpointing.checkpoint_dir(workdir),
         max_to_keep=int(cfg["keep_checkpoints"]),
+        keep_every_steps=keep_every,
         async_save=bool(cfg["async_checkpointing"]),
     )
-    latest = ckpt.latest_step()
-    if latest is not None:
-        state = ckpt.restore(latest, target)
-        logging.info("resumed from %s step %d", ckpt.directory, latest)
-    elif cfg.get("init_from"):
-        src = Path(cfg["init_from"])
-        src_dir = src / "checkpoints" if (src / "checkpoints").is_dir() else src
-        other = checkpointing.Checkpointer(src_dir, read_only=True, async_save=False)
-        src_step = other.latest_step()
-        if src_step is None:
-            raise FileNotFoundError(f"--config.init_from={src}: no complete checkpoint there")
-        params = other.restore_params(src_step, target.params)
-        other.close()
-        state = program.init_from_params(params)
-        logging.info("initialised parameters from %s step %d", src_dir, src_step)
-    else:
-        state = program.init()
+    state = _restore_or_init(cfg, ckpt, program, target)
     start = int(jax.device_get(state.step))
 
     p_train, p_eval = program.train_step, program.eval_step
@@ -548,18 +577,28 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         checkpointing.write_json(workdir / "config.json", meta)
 
     log = MetricLog(workdir, start, enabled=is_main)
-    watcher = checkpointing.PreemptionWatcher(ckpt).install()
+    own_watcher = preemption is None
+    watcher = preemption or supervision.PreemptionWatcher().install()
+    agreement = supervision.HostAgreement(mesh, every=int(cfg.get("preemption_check_every", 1)))
+    save_clock = supervision.SaveClock(float(cfg.get("checkpoint_every_minutes", 0)), clock)
+    watchdog = supervision.Watchdog(
+        float(cfg.get("watchdog_multiple", 0)), float(cfg.get("watchdog_min_seconds", 600))
+    ).start()
     progress = Progress(start, total_steps, enabled=is_main and bool(cfg["progress_bar"]))
     log_every = int(cfg["log_every_steps"])
     ckpt_every = int(cfg["checkpoint_every_steps"])
     eval_every = int(cfg["eval_every_steps"])
-    tokens = int(cfg["global_batch_size"]) * data.max_seq_length
-    peak = float(cfg.get("peak_flops_per_device", 0.0))
+    meter = IntervalMeter(
+        int(cfg["global_batch_size"]) * data.max_seq_length,
+        model_config,
+        data.max_seq_length,
+        data.max_predictions_per_seq,
+        float(cfg.get("peak_flops_per_device", 0.0)),
+    )
 
     pending: tuple[int, Any] | None = None
-    last_saved = latest
+    last_saved = ckpt.latest_step()
     last_metrics: dict[str, float] = {}
-    timer = {"t": time.perf_counter(), "steps": 0}
     stopped = "done"
 
     def handle(item: tuple[int, Any]) -> None:
@@ -569,26 +608,17 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         host = _to_host(metrics)
         if not is_finite_metrics(host):
             raise NonFiniteLossError(nonfinite_message(done, host, last_saved))
-        timer["steps"] += 1
+        watchdog.beat()
+        host.pop("finite", None)
+        if data.objective != "bert":
+            host.pop("nsp_loss", None)
+            host.pop("nsp_accuracy", None)
+        meter.add(host)
         shown = None
         if done % log_every == 0 or done == total_steps:
-            elapsed = time.perf_counter() - timer["t"]
-            perf = describe_throughput(
-                elapsed / max(timer["steps"], 1),
-                tokens,
-                model_config,
-                data.max_seq_length,
-                data.max_predictions_per_seq,
-                peak,
-            )
-            timer["t"], timer["steps"] = time.perf_counter(), 0
-            host.pop("finite", None)
-            if data.objective != "bert":
-                host.pop("nsp_loss", None)
-                host.pop("nsp_accuracy", None)
-            shown = {**host, **{f"perf/{k}": v for k, v in perf.items() if v is not None}}
+            shown = meter.summary()
             log.write(done, shown)
-            last_metrics = host
+            last_metrics = {k: v for k, v in shown.items() if not k.startswith("perf/")}
         progress.update(done, shown)
 
     def save(done: int) -> None:
@@ -597,48 +627,64 @@ def train_and_evaluate(cfg: Any, workdir: str | Path) -> dict[str, Any]:
         ckpt.save(done, state, {**meta, "step": done})
         logging.info("checkpoint: step %d copied off the device, writing in the background", done)
         last_saved = done
+        save_clock.reset()
 
     try:
         for step in range(start, min(stop_at, total_steps)):
-            batch = sharding.global_batch(next(host_batches), mesh)
-            state, metrics = p_train(state, batch)
+            t = time.perf_counter()
+            host_batch = next(host_batches)
+            meter.add_data_wait(time.perf_counter() - t)
+            state, metrics = p_train(state, sharding.global_batch(host_batch, mesh))
             if pending is not None:
                 handle(pending)  # the previous step's metrics: the device is already busy
             pending = (step + 1, metrics)
             done = step + 1
+            agreed = agreement.poll(done, (watcher.requested, save_clock.due()))
+            preempted = bool(agreed[supervision.STOP])
             want_eval = eval_loader is not None and (done % eval_every == 0 or done == total_steps)
-            want_save = done % ckpt_every == 0 or done in (total_steps, stop_at)
-            preempted = watcher.should_stop(done)
+            want_save = (
+                bool(agreed[supervision.SAVE])
+                or (ckpt_every > 0 and done % ckpt_every == 0)
+                or (keep_every > 0 and done % keep_every == 0)
+                or done in (total_steps, stop_at)
+            )
             if want_eval or want_save or preempted:
                 handle(pending)
                 pending = None
             if want_eval:
-                scores = evaluate(p_eval, state.params, eval_loader, int(cfg["eval_steps"]), mesh)
+                with meter.excluded(), watchdog.paused():
+                    scores = evaluate(
+                        p_eval, state.params, eval_loader, int(cfg["eval_steps"]), mesh
+                    )
                 log.write(done, scores)
                 logging.info(
                     "eval at step %d: %s", done, " ".join(f"{k}={v:.5g}" for k, v in scores.items())
                 )
             if want_save or preempted:
-                save(done)
+                with meter.excluded(), watchdog.paused():
+                    save(done)
             if preempted:
                 stopped = "preempted"
                 logging.warning(
                     "%s at step %d: checkpoint saved in %s; rerun the same command to resume",
-                    watcher.signal_name,
+                    watcher.signal_name or "preemption requested by another host",
                     done,
                     ckpt.directory,
                 )
                 break
         if pending is not None:
             handle(pending)
-        ckpt.wait()
+        with watchdog.paused():
+            ckpt.wait()
     except NonFiniteLossError:
         ckpt.wait()  # let saves of earlier (finite) states finish; save nothing new
         raise
     finally:
+        watchdog.stop()
         if hasattr(host_batches, "close"):
             host_batches.close()  # stops the loader's prefetch threads
-        watcher.uninstall()
+        if own_watcher:
+            watcher.uninstall()
         progress.close()
         log.close()
         ckpt.close()

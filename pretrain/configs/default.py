@@ -16,8 +16,21 @@ def get_config() -> ml_collections.ConfigDict:
     # ModelConfig fields to change; "" or a negative number keeps the preset's value. Other
     # ModelConfig fields may be added here in a config file.
     c.model_overrides = ml_collections.ConfigDict(
-        {"dtype": "", "hidden_dropout": -1.0, "attention_dropout": -1.0}
+        {
+            "dtype": "",
+            "hidden_dropout": -1.0,
+            "attention_dropout": -1.0,
+            # Memory levers (docs/pretrain_model.md#memory): recompute each layer in the
+            # backward pass under a named policy (pretrain.models.REMAT_POLICIES), and run
+            # the layers as one lax.scan (compile time independent of depth).
+            "remat": False,
+            "remat_policy": "",  # "" keeps "nothing_saveable"
+            "scan_layers": False,
+        }
     )
+    # "xla" (einsum, float32 scores) or "fused" (jax.nn.dot_product_attention: cuDNN flash
+    # attention on GPUs in bf16); "fused" needs --config.model_overrides.attention_dropout=0.
+    c.attention = "xla"
     c.objective = "bert"  # "bert" (MLM + NSP) or "roberta" (MLM); must match the examples
 
     c.data = ml_collections.ConfigDict()
@@ -53,11 +66,21 @@ def get_config() -> ml_collections.ConfigDict:
     c.eval_every_steps = 10_000
     c.eval_steps = 20
     c.checkpoint_every_steps = 10_000
-    c.keep_checkpoints = 3
+    c.checkpoint_every_minutes = 30.0  # also save by time (0 = off); agreed across hosts
+    c.keep_checkpoints = 3  # the newest N ...
+    c.keep_every_steps = 0  # ... plus every multiple of this step for good (0 = none)
     c.async_checkpointing = True
+    # Hosts combine their SIGTERM flags (and time-save clocks) in a tiny all-reduce every this
+    # many steps, so all stop and save at the same step; 1 host: acted on at once.
+    c.preemption_check_every = 1
+    # Hang watchdog: no finished step for max(multiple x median step time, min seconds) ->
+    # stacks of all threads to stderr, exit status 3 (restart from the last checkpoint).
+    c.watchdog_multiple = 20.0  # 0 = off
+    c.watchdog_min_seconds = 600.0
+    c.compilation_cache_dir = ""  # persistent JAX compilation cache ("" = off)
     c.init_from = ""  # workdir or checkpoint folder to take the parameters from (step 0)
     c.progress_bar = True
-    c.peak_flops_per_device = 0.0  # 0: from the device table in pretrain.train (for MFU)
+    c.peak_flops_per_device = 0.0  # 0: from pretrain.flops.PEAK_FLOPS_PER_DEVICE (for MFU)
 
     c.mesh = ml_collections.ConfigDict()
     c.mesh.fsdp = 1  # >1 shards params and optimiser state over that many devices
