@@ -1,0 +1,219 @@
+"""Preemption of a two-host run: hosts signalled at different moments save the same step.
+
+Two processes of ``python -m pretrain.main`` on 127.0.0.1 (``jax.distributed``, gloo CPU
+collectives) train the tiny model together. SIGTERM goes to one process at a random step and
+to the other a random moment later (which may fall before, during or after the save), in
+both orders. Each time: both processes exit 0, both report the same step, that step is the
+newest complete checkpoint, and a rerun of the same command continues from it. The two
+orders stop at different steps; both reruns go on to the same final step and must log the
+same losses and end with the same parameters, bit for bit (what each computed after its
+resume, the other computed without one).
+
+This is the failure a spot-TPU preemption produced before: one host began saving at step 17
+while the other ran step 18, and both hung with no checkpoint. Every wait here has a timeout.
+Set ``PRETRAIN_PREEMPT_SEED`` to replay given signal steps and delays.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+from flax import nnx
+
+from pretrain import checkpointing, metric_log
+
+REPO = Path(__file__).resolve().parent.parent
+TOTAL = 80  # the schedule's length; the first launches are preempted long before it
+BASE = [
+    "--config.data.synthetic=True",
+    "--config.data.max_seq_length=32",
+    "--config.data.max_predictions_per_seq=5",
+    "--config.global_batch_size=8",
+    f"--config.num_train_steps={TOTAL}",
+    "--config.warmup_steps=3",
+    "--config.log_every_steps=1",
+    "--config.checkpoint_every_steps=1000",
+    "--config.checkpoint_every_minutes=0",
+    "--config.eval_every_steps=1000",
+    "--config.progress_bar=False",
+    "--config.model_overrides.dtype=float32",
+    "--config.distributed.initialize=yes",
+    "--config.distributed.num_processes=2",
+    "--config.distributed.cpu_collectives=gloo",
+]
+TIMEOUT = 240  # seconds for one launch of both processes
+STOPPED = re.compile(r"(SIGTERM|preemption requested by another host) at step (\d+): checkpoint")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(workdir: Path, cache: Path, *extra: str) -> list[subprocess.Popen]:
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["JAX_PLATFORMS"] = "cpu"
+    port = _free_port()
+    procs = []
+    for pid in range(2):
+        cmd = [
+            sys.executable,
+            "-m",
+            "pretrain.main",
+            "--config",
+            str(REPO / "pretrain" / "configs" / "tiny.py"),
+            "--workdir",
+            str(workdir),
+            *BASE,
+            f"--config.compilation_cache_dir={cache}",
+            f"--config.distributed.coordinator_address=127.0.0.1:{port}",
+            f"--config.distributed.process_id={pid}",
+            *extra,
+        ]
+        procs.append(
+            subprocess.Popen(
+                cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+        )
+    return procs
+
+
+def _collect(proc: subprocess.Popen, sink: list[str], on_line=None) -> threading.Thread:
+    def pump() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            sink.append(line)
+            if on_line is not None:
+                on_line(line)
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    return thread
+
+
+def _finish(procs: list[subprocess.Popen], threads: list[threading.Thread]) -> list[int]:
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        for p in procs:
+            p.wait(timeout=max(deadline - time.monotonic(), 1))
+    except subprocess.TimeoutExpired:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        for p in procs:
+            p.wait(timeout=30)
+        raise
+    finally:
+        for t in threads:
+            t.join(timeout=10)
+    return [p.returncode for p in procs]
+
+
+def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: float) -> int:
+    """Both processes; SIGTERM to ``first`` once process 0 logs ``at_step``, to the other
+    ``delay`` seconds later. Returns the step both saved."""
+    procs = _start(workdir, cache)
+    logs: list[list[str]] = [[], []]
+    fired = threading.Event()
+
+    def signal_both() -> None:
+        os.kill(procs[first].pid, signal.SIGTERM)
+        time.sleep(delay)
+        if procs[1 - first].poll() is None:
+            os.kill(procs[1 - first].pid, signal.SIGTERM)
+
+    def watch(line: str) -> None:
+        m = re.search(r"\] step (\d+) ", line)
+        if m and int(m.group(1)) >= at_step and not fired.is_set():
+            fired.set()
+            threading.Thread(target=signal_both, daemon=True).start()
+
+    threads = [_collect(procs[0], logs[0], watch), _collect(procs[1], logs[1])]
+    codes = _finish(procs, threads)
+    note = f"first={first} at_step={at_step} delay={delay:.2f}"
+    tails = "\n".join("".join(log[-30:]) for log in logs)
+    assert fired.is_set(), f"{note}: process 0 never logged step {at_step}\n{tails}"
+    assert codes == [0, 0], f"{note}: exit codes {codes}\n{tails}"
+    stops = []
+    for log in logs:
+        found = [STOPPED.search(line) for line in log]
+        stops += [int(m.group(2)) for m in found if m]
+    assert len(stops) == 2 and stops[0] == stops[1], f"{note}: stops {stops}\n{tails}"
+    assert TOTAL > stops[0] >= at_step, note
+    ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(workdir), read_only=True)
+    assert ckpt.all_steps() == [stops[0]], note  # the agreed step, complete; nothing else
+    ckpt.close()
+    return stops[0]
+
+
+def _rerun(workdir: Path, cache: Path, stop_at: int) -> str:
+    procs = _start(workdir, cache, f"--config.stop_at_step={stop_at}")
+    logs: list[list[str]] = [[], []]
+    threads = [_collect(p, log) for p, log in zip(procs, logs, strict=True)]
+    codes = _finish(procs, threads)
+    assert codes == [0, 0], "\n".join("".join(log[-30:]) for log in logs)
+    return "".join(logs[0])
+
+
+def _params(workdir: Path) -> list[np.ndarray]:
+    _, model, _ = checkpointing.load_for_export(workdir)
+    return [np.asarray(x) for x in jax.tree.leaves(nnx.state(model, nnx.Param))]
+
+
+def _losses(workdir: Path) -> dict[int, float]:
+    rows = [r for r in metric_log.read_metrics(workdir) if "loss" in r]
+    steps = [r["step"] for r in rows]
+    assert steps == sorted(set(steps)), steps
+    return {r["step"]: (r["loss"], r["mlm_loss"], r["grad_norm"]) for r in rows}
+
+
+def test_two_hosts_signalled_at_different_moments_save_the_same_step(tmp_path):
+    seed = int(os.environ.get("PRETRAIN_PREEMPT_SEED", random.randrange(10**6)))
+    rng = random.Random(seed)
+    cache = tmp_path / "xla-cache"
+    # Order A: process 1 first (the reported deadlock), then process 0; order B: the reverse,
+    # signalled later so the two runs resume from different steps.
+    plan = {
+        "a": (1, rng.randint(2, 5), rng.uniform(0.0, 1.5)),
+        "b": (0, rng.randint(14, 18), rng.uniform(0.0, 1.5)),
+    }
+    stops = {}
+    for name, (first, at_step, delay) in plan.items():
+        stops[name] = _preempted_run(tmp_path / name, cache, first, at_step, delay)
+    note = f"PRETRAIN_PREEMPT_SEED={seed}: plan {plan}, stopped at {stops}"
+    print(note)
+    assert stops["a"] < stops["b"], f"{note}: the two runs must resume from different steps"
+
+    final = stops["b"] + 2
+    for name in plan:
+        err = _rerun(tmp_path / name, cache, final)
+        assert (
+            f"resumed from {checkpointing.checkpoint_dir(tmp_path / name)} step {stops[name]}"
+            in (err)
+        ), note
+    a, b = _losses(tmp_path / "a"), _losses(tmp_path / "b")
+    assert sorted(a) == list(range(1, final + 1)), note
+    assert a == b, note  # every logged value, bitwise
+    for x, y in zip(_params(tmp_path / "a"), _params(tmp_path / "b"), strict=True):
+        np.testing.assert_array_equal(x, y, err_msg=note)
+
+
+@pytest.mark.parametrize("flags", [(1, 0), (0, 1), (1, 1), (0, 0)])
+def test_one_host_agreement_is_immediate(flags):
+    from pretrain import supervision
+
+    agreement = supervision.HostAgreement(mesh=None)
+    assert list(agreement.poll(7, flags)) == list(flags)
