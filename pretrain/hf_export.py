@@ -294,14 +294,56 @@ def _position_note(config: ModelConfig) -> str:
     )
 
 
-def _limit_tokenizer_length(path: Path, max_length: int) -> None:
-    """Make the exported tokenizer truncate at the model's length (tokenizers default to 512)."""
+# What a RoBERTa model takes: no token_type_ids (its type table has one row, so a pair's
+# segment id 1 would index past it).
+ROBERTA_INPUT_NAMES = ["input_ids", "attention_mask"]
+
+
+def _tokenizer_config(path: Path, config: ModelConfig, special: dict[str, int]) -> None:
+    """Fit the exported ``tokenizer_config.json`` to the model.
+
+    * ``model_max_length``: the model's longest input (tokenizers default to 512, and a
+      RoBERTa position table of 513 with [PAD] = 1 holds 511);
+    * RoBERTa: ``model_input_names`` without ``token_type_ids``, so a sentence pair
+      (``tokenizer(a, b)``, NLI, STS, any pipeline) never sends segment ids;
+    * when the tokenizer folder had no config, one is written (the fast tokenizer from
+      ``tokenizer.json``, or BertTokenizer from ``vocab.txt``) naming the special tokens, so
+      AutoTokenizer does not fall back to the architecture's default (a BPE RoBERTa tokenizer).
+    """
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        fast = (path.parent / "tokenizer.json").is_file()
+        data = {"tokenizer_class": "PreTrainedTokenizerFast" if fast else "BertTokenizer"}
+        names = {"[PAD]": "pad", "[UNK]": "unk", "[CLS]": "cls", "[SEP]": "sep", "[MASK]": "mask"}
+        data.update({f"{names[t]}_token": t for t in special if t in names})
+    if int(data.get("model_max_length", config.max_seq_length + 1)) > config.max_seq_length:
+        data["model_max_length"] = config.max_seq_length
+    if config.arch == "roberta":
+        data["model_input_names"] = list(ROBERTA_INPUT_NAMES)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _single_segment_post_processor(path: Path) -> None:
+    """RoBERTa: every segment id the fast tokenizer's post-processor emits becomes 0.
+
+    Even a caller that asks for ``return_token_type_ids=True`` then gets ids the model's
+    one-row type table accepts; the tokens themselves ([CLS] a [SEP] b [SEP]) are unchanged.
+    """
     if not path.is_file():
         return
     data = json.loads(path.read_text(encoding="utf-8"))
-    if int(data.get("model_max_length", max_length + 1)) > max_length:
-        data["model_max_length"] = max_length
-        path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+    def zero(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: 0 if k == "type_id" else zero(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [zero(v) for v in node]
+        return node
+
+    if data.get("post_processor"):
+        data["post_processor"] = zero(data["post_processor"])
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 def _current_umask() -> int:
@@ -353,7 +395,9 @@ def write_hf_folder(
         for name in TOKENIZER_FILES:
             if (tok / name).is_file():
                 shutil.copyfile(tok / name, tmp / name)
-        _limit_tokenizer_length(tmp / "tokenizer_config.json", config.max_seq_length)
+        _tokenizer_config(tmp / "tokenizer_config.json", config, special)
+        if config.arch == "roberta":
+            _single_segment_post_processor(tmp / "tokenizer.json")
         (tmp / "README.md").write_text(model_card(config, model_card_info), encoding="utf-8")
         _make_readable(tmp)
         if out.exists():

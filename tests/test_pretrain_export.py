@@ -420,3 +420,60 @@ def test_load_folder_saved_by_transformers(arch, tmp_path):
         model, tmp_path / "hf", hf_export.reference_batch(config, seq_len=40)
     )
     assert max(diffs.values()) <= 1e-4, diffs
+
+
+PAIR = ("서울은 한국의 수도이다.", "부산은 항구 도시이다.")
+
+
+@pytest.fixture
+def wordpiece_dir(tmp_path: Path) -> Path:
+    """A tokenizer folder as tokenizer.train writes it (tokenizer.json with a pair template)."""
+    from tokenizer.wordpiece import SPECIAL_TOKENS, write_folder
+
+    chars = sorted(set("".join(PAIR).replace(" ", "")))
+    vocab = list(SPECIAL_TOKENS) + chars + [f"##{c}" for c in chars]
+    return write_folder(tmp_path / "wordpiece", vocab, {})
+
+
+@pytest.mark.parametrize("arch", ["bert", "roberta"])
+def test_sentence_pair_through_stock_transformers(arch, wordpiece_dir, tmp_path):
+    """NLI/STS-style input: a pair through AutoTokenizer + AutoModel and stock pipelines.
+
+    Before the fix, the RoBERTa export crashed here (segment id 1 into a 1-row type table).
+    """
+    torch = pytest.importorskip("torch", reason="torch not installed (optional extra)")
+    transformers = pytest.importorskip("transformers", reason="transformers not installed")
+    vocab = len((wordpiece_dir / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    name = "tiny" if arch == "bert" else "tiny-roberta"
+    model = models.build_model(PRESETS[name].replace(vocab_size=vocab, dtype="float32"), seed=3)
+    folder = hf_export.write_hf_folder(model, wordpiece_dir, tmp_path / "hf")
+
+    tok = transformers.AutoTokenizer.from_pretrained(str(folder))
+    enc = tok(*PAIR, return_tensors="np")
+    ids = enc["input_ids"]
+    sep = tok.convert_tokens_to_ids("[SEP]")
+    assert int((ids == sep).sum()) == 2  # [CLS] a [SEP] b [SEP]
+    if arch == "roberta":
+        assert "token_type_ids" not in enc
+        # The tokenizers library reading tokenizer.json directly gets one segment too.
+        from tokenizers import Tokenizer
+
+        raw = Tokenizer.from_file(str(folder / "tokenizer.json")).encode(*PAIR)
+        assert set(raw.type_ids) == {0} and raw.ids == ids[0].tolist()
+        types = np.zeros_like(ids)
+    else:
+        types = enc["token_type_ids"]
+        assert set(types[0].tolist()) == {0, 1}
+    hf_model = transformers.AutoModelForMaskedLM.from_pretrained(str(folder)).eval()
+    with torch.no_grad():
+        theirs = hf_model(**{k: torch.as_tensor(v) for k, v in enc.items()}).logits.numpy()
+    positions = np.arange(ids.shape[1], dtype=np.int32)[None]
+    ours = model(ids, types, enc["attention_mask"], positions)["mlm_logits"]
+    np.testing.assert_allclose(np.asarray(ours), theirs, atol=1e-4)
+
+    classify = transformers.pipeline("text-classification", model=str(folder))
+    out = classify({"text": PAIR[0], "text_pair": PAIR[1]})
+    out = out[0] if isinstance(out, list) else out
+    assert 0.0 <= out["score"] <= 1.0
+    fill = transformers.pipeline("fill-mask", model=str(folder))
+    assert len(fill(f"{PAIR[0]} [SEP] 부산은 [MASK] 도시이다.", top_k=2)) == 2
