@@ -46,6 +46,7 @@ def _stand_in_tokenizer(data_dir: Path, out: Path, vocab: int) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     from corpus.readers import iter_records
+    from pretrain.masking import SPECIAL_TOKENS
 
     wiki = data_dir / "corpus" / "kowiki" / "AA"
     texts = [r.text for name in ("wiki_90", "wiki_91") for r in iter_records(wiki / name)]
@@ -54,7 +55,7 @@ def _stand_in_tokenizer(data_dir: Path, out: Path, vocab: int) -> Path:
     tok.decoder = decoders.WordPiece()
     trainer = trainers.WordPieceTrainer(
         vocab_size=vocab,
-        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+        special_tokens=list(SPECIAL_TOKENS),
         continuing_subword_prefix="##",
         show_progress=False,
     )

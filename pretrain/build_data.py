@@ -64,6 +64,7 @@ import numpy as np
 
 from pretrain import example_store
 from pretrain.masking import (
+    SPECIAL_TOKENS,
     MaskingSpec,
     default_max_predictions,
     example_key,
@@ -396,7 +397,7 @@ def build_examples(
     vocab_size = len(tokens)
     if max_predictions_per_seq is None:
         max_predictions_per_seq = default_max_predictions(max_seq_length, masked_lm_prob)
-    specials = {n: tok.token_to_id(n) for n in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")}
+    specials = {n: tok.token_to_id(n) for n in SPECIAL_TOKENS}
     config = {
         "version": VERSION,
         "objective": objective,
