@@ -62,13 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--remat", default="none,nothing_saveable", help="none and/or policy names, comma-separated"
     )
+    m.add_argument(
+        "--scan", action="store_true", help="scan over layers (compile time independent of depth)"
+    )
     return p
 
 
 GIB = 2**30
 
 
-def compiled_peak_bytes(config_name: str, seq_len: int, micro_batch: int, remat: str) -> dict:
+def compiled_peak_bytes(
+    config_name: str, seq_len: int, micro_batch: int, remat: str, scan: bool = False
+) -> dict:
     """XLA's memory analysis of the train step for one device and ``micro_batch`` rows."""
     from pretrain import bootstrap, models, sharding, train
     from pretrain.bootstrap import BATCH_KEYS
@@ -82,6 +87,7 @@ def compiled_peak_bytes(config_name: str, seq_len: int, micro_batch: int, remat:
     if remat != "none":
         cfg.model_overrides.remat = True
         cfg.model_overrides.remat_policy = remat
+    cfg.model_overrides.scan_layers = bool(scan)
     mesh = sharding.make_mesh(1, devices=jax.devices()[:1])
     data = bootstrap.resolve_data(cfg, ".")
     mc = train.build_model_config(cfg, data)
@@ -129,13 +135,14 @@ def memory_table(args: argparse.Namespace) -> list[dict]:
     for name in [c for c in args.configs.split(",") if c]:
         for remat in [r for r in args.remat.split(",") if r]:
             seq = args.seq_len or 512
-            one = compiled_peak_bytes(name, seq, b, remat)
-            two = compiled_peak_bytes(name, seq, 2 * b, remat)
+            one = compiled_peak_bytes(name, seq, b, remat, args.scan)
+            two = compiled_peak_bytes(name, seq, 2 * b, remat, args.scan)
             per_example = max((two["peak_bytes"] - one["peak_bytes"]) / b, 1.0)
             fixed = one["peak_bytes"] - per_example * b
             row = {
                 "config": name,
                 "remat": remat,
+                "scan_layers": bool(args.scan),
                 "seq_len": seq,
                 "micro_batch": b,
                 "params": one["params"],
@@ -174,7 +181,11 @@ def print_memory_table(rows: list[dict], hbm: str) -> None:
         cells += [str(r[f"max_micro_batch_{s}gib"]) for s in sizes]
         print("| " + " | ".join(cells) + " |")
     platform = rows[0]["platform"] if rows else "?"
-    print(f"\nplatform: {platform} ({jax.devices()[0].device_kind}); one device, data parallel.")
+    scan = "scan over layers" if rows and rows[0]["scan_layers"] else "layers unrolled"
+    print(
+        f"\nplatform: {platform} ({jax.devices()[0].device_kind}); one device, data parallel; "
+        f"{scan}."
+    )
 
 
 def run(args: argparse.Namespace) -> dict:

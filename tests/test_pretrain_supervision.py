@@ -4,6 +4,7 @@ tokenizer checks at train start. In-process and small (tiny model, synthetic bat
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import logging
@@ -327,3 +328,42 @@ def test_a_tokenizer_folder_that_is_not_the_examples_one_is_an_error(tmp_path):
     )
     with pytest.raises(ValueError, match="no .*MASK"):
         train.build_model_config(_cfg(), missing)
+
+
+# ---------------------------------------------------------------------------------------------
+# One source for each constant; the program cache keyed by an explicit object
+
+
+def test_one_source_for_shared_constants():
+    from pretrain import build_data, flops, hf_export, masking
+    from tokenizer import wordpiece
+
+    assert masking.SPECIAL_TOKENS is wordpiece.SPECIAL_TOKENS
+    assert hf_export.SPECIAL_TOKENS is wordpiece.SPECIAL_TOKENS
+    assert build_data.SPECIAL_TOKENS is wordpiece.SPECIAL_TOKENS
+    assert models.default_max_predictions is masking.default_max_predictions
+    assert metric_log.peak_flops_per_device is flops.peak_flops_per_device
+    assert flops.PEAK_FLOPS["tpu-v3-8"] == 8 * flops.peak_for_kind("TPU v3")
+    assert flops.PEAK_FLOPS["h200"] == flops.peak_for_kind("NVIDIA H200")
+    assert not hasattr(checkpointing, "_concrete_rest") and not hasattr(train, "_concrete_rest")
+
+
+def test_program_cache_is_keyed_by_every_setting():
+    from pretrain import sharding
+    from pretrain.optimizer import TrainSettings
+
+    mesh = sharding.make_mesh(1)
+    spec = bootstrap.DataSpec("bert", L, P, 1000, synthetic=True)
+    cfg = _cfg()
+    mc = train.build_model_config(cfg, spec)
+    program = train.build_program(mc, cfg, "bert", mesh)
+    # Fields outside TrainSettings (logging, saving) share the compiled program ...
+    same = train.build_program(
+        mc, _cfg(log_every_steps=7, checkpoint_every_minutes=5.0), "bert", mesh
+    )
+    assert same is program
+    # ... and every TrainSettings field is part of the key.
+    for field, value in (("learning_rate", 1e-4), ("grad_accum_steps", 2), ("seed", 9)):
+        assert train.build_program(mc, _cfg(**{field: value}), "bert", mesh) is not program
+    names = {f.name for f in dataclasses.fields(TrainSettings)}
+    assert names - {"fsdp_min_size"} <= set(default.get_config().keys())
