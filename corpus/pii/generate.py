@@ -332,17 +332,23 @@ def _own_claim(kind: str, candidate: str) -> bool:
 class Pseudonymizer:
     """Replaces every detected value with a deterministic same-shape pseudonym.
 
-    ``seed`` keys the hash: keep it secret when releasing a corpus, since anyone
-    holding it could test guesses of original values against the pseudonyms.
+    ``seed`` keys the hash. For a released corpus it is a secret key of at least
+    128 random bits (``bytes``, see `corpus.pseudonym_key`): anyone holding it
+    could test guesses of original values against the pseudonyms. An ``int``
+    seed is a low-entropy key for tests and examples only.
     """
 
     def __init__(
-        self, seed: int = 0, types: Iterable[str] | None = None, cache_size: int = 200_000
+        self, seed: int | bytes = 0, types: Iterable[str] | None = None, cache_size: int = 200_000
     ):
         self.scanner = Scanner(types)
         self.types = self.scanner.types
-        self.seed = seed
-        self._key = hashlib.blake2b(f"corpus.pii seed {seed}".encode(), digest_size=32).digest()
+        if isinstance(seed, bytes):
+            self.seed = None  # never kept in clear on the object (reprs, pickles of state)
+            self._key = hashlib.blake2b(seed, digest_size=32, person=b"corpus.pii key").digest()
+        else:
+            self.seed = seed
+            self._key = hashlib.blake2b(f"corpus.pii seed {seed}".encode(), digest_size=32).digest()
         self._cache: dict[tuple[str, str], str] = {}
         self._cache_size = cache_size
 
