@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from corpus.pii.detectors import PLATE_LETTERS, REGISTRY, TYPES, Detector
+from corpus.pii.validators import DASHES
 
 
 @dataclass(frozen=True, order=True)
@@ -98,15 +99,17 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   L >= 5 (resident, corporate, card, account, 6/8-digit dates, bare phones): the
 #:   possessive ``\d{1,4}+`` below is then followed by a digit;
 #:   L <= 4 and the run goes on, after an optional space, an optional separator
-#:   (``-./)`` or ``년`` or a plate syllable) and another optional space, with a digit:
+#:   (``./)``, a dash, ``년``, ``동`` or a plate syllable) and another optional space,
+#:   with a digit (``302동 1102호``, ``02–345–6789`` with an en dash too):
 #:   IPv4 ``1.``, phones ``02-``/``(02)``/``010)``, ``1588-``, ``123-45-``, ``1234 5678``,
 #:   ``12-34``, ``1990년 3월``, ``1990. 3.``, ``12가 3456``, account ``123-``;
-#:   or it is a house number right after ``로/길/동/리/가`` (address).
+#:   or it is a house number right after ``로/길/동/리/가`` (address), or after ``산``
+#:   there (a mountain lot, ``후리 산53``).
 #: A ``(`` starts a candidate only before ``0`` (``(02)``, ``(010)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 _DIGIT_GATE = (
-    r"\d{1,4}+\s?[-./)년" + PLATE_LETTERS + r"]?\s?\d"
-    r"|(?<=[로길동리가])|(?<=[로길동리가] )"
+    r"\d{1,4}+\s?[./)년동" + DASHES + PLATE_LETTERS + r"]?\s?\d"
+    r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
