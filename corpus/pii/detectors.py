@@ -511,6 +511,8 @@ def _accept_address(text: str, m: re.Match, floor: int):
     if m.group()[-1] == "호":
         return _accept_unit(text, m)
     s = m.start()
+    if m.end() - s == 1 and text.startswith("가", m.end()):
+        return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
     if text[s - 1] == "산":  # a mountain lot: "후리 산53-1"
         s -= 1
     tokens = _tokens_before(text, max(floor, s - 80), s)
@@ -554,7 +556,7 @@ def _accept_address(text: str, m: re.Match, floor: int):
 register(Detector(
     "address", 16,
     r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d))"
-    r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가)" + _COUNTER_AFTER
+    r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
     "0-9", _accept_address,
     "road-name or lot-number address (with postal code when present); apartment unit N동 N호",
