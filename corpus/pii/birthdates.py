@@ -22,8 +22,8 @@ from corpus.pii.validators import DASHES, is_calendar_date
 #: Labels that may stand a few words before the date ("생년월일은 1990.3.5"). A birthday
 #: that is celebrated ("75세 생일인", "생일 파티") dates the party, not the birth.
 _BIRTH_LABEL = re.compile(
-    r"생년월일|(?<![발재회위])(?<!세 )(?<!살 )(?<!째 )(?<!회 )"
-    r"생일(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
+    r"생년월일|생일(?<![발재회위]생일)(?<![세살째회] 생일)"  # lookbehinds after the literal: cheap
+    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "출생한 1963년 4월 8일".
 _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：]?\s?$")
@@ -39,6 +39,7 @@ _COHORT_AFTER = re.compile(
 )
 #: Later in the same sentence: "1980년 3월 28일 서울특별시 서초구에서 … 태어났다".
 _BORN_LATER = re.compile(r"태어났|태어나셨|출생했|출생하였")
+_BORN_WORD = re.compile(r"태어|출생")
 _DATE_WORD = re.compile(r"\d\s?(?:년|월|일)")
 _RANGE_BEFORE = re.compile(r"[~∼〜" + DASHES + r"]\s?$")
 _SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
@@ -47,6 +48,7 @@ _LIFESPAN = re.compile(
     r"\s?(?:\(음력[^()]{0,16}\))?\s?[~∼〜" + DASHES + r"]\s?"
     r"(?:\)|(?P<death>\d{4})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일\s?(?:\(음력[^()]{0,16}\))?\s?\))"
 )
+_LIFESPAN_FIRST = frozenset(" (~∼〜-\u2010\u2013\u2014\u2212")
 #: Words in the parenthesis before the date that make the range a term, not a life.
 _TERM_WORDS = re.compile(r"재위|재임|임기|집권|재직|활동|기간|시행|운영|방송|개최|존속")
 #: The name before an encyclopedic parenthesis that belongs to an organisation or event.
@@ -90,9 +92,11 @@ def birth_context(text: str, s: int, e: int) -> bool:
         return True
     # a birth verb later in the same sentence, with no other date in between; not for the
     # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
+    hi = min(len(text), e + 60)
+    if _BORN_WORD.search(text, e, hi) is None:
+        return False  # the common case, before the sentence is looked at
     if _RANGE_BEFORE.search(text, max(0, s - 3), s):
         return False
-    hi = min(len(text), e + 60)
     end = _SENTENCE_END.search(text, e, hi)
     hi = end.start() if end else hi
     later = _BORN_LATER.search(text, e, hi)
@@ -123,6 +127,8 @@ def lifespan(text: str, s: int, e: int) -> bool:
     date within 125 years. A term ("재위: …") or a name that belongs to an
     organisation or event ("…정부(", "…대회(") is not a life.
     """
+    if text[e : e + 1] not in _LIFESPAN_FIRST:
+        return False  # most dates go on with a particle or a comma
     life = _LIFESPAN.match(text, e)
     if life is None:
         return False

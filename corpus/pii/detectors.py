@@ -567,11 +567,9 @@ register(Detector(
 
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
-    s, e = _span(m)
-    if is_cutoff(text, e):
-        return None  # "1980년 1월 1일생 이후": a cut-off date
-    if not (birth_context(text, s, e) or lifespan(text, s, e)):
-        return None
+    s, e = m.span()
+    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, e):
+        return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
     return (s, e) if birth_date_valid(m.group()) else None
 
 
