@@ -51,11 +51,13 @@ _LIFESPAN = re.compile(
 _LIFESPAN_FIRST = frozenset(" (~∼〜-\u2010\u2013\u2014\u2212")
 #: Words in the parenthesis before the date that make the range a term, not a life.
 _TERM_WORDS = re.compile(r"재위|재임|임기|집권|재직|활동|기간|시행|운영|방송|개최|존속")
-#: The name before an encyclopedic parenthesis that belongs to an organisation or event.
+#: The name before an encyclopedic parenthesis that belongs to an organisation or event, or
+#: a title whose parenthesis gives the term of office ("류아무 총장(2019년 8월 1일 ~ )").
 _ENTITY_NAME = re.compile(
     r"(?:정부|제국|왕국|왕조|공화국|연방|시대|전쟁|사건|운동|혁명|회담|회의|조약|협정|대회|올림픽"
     r"|월드컵|리그|시즌|위원회|협회|재단|학회|연맹|연합|정당|사단|부대|방송|프로그램|드라마|시리즈"
-    r"|잡지|신문|기관|학교|대학교|대학|회사|은행|기업|그룹|노선|철도|공항|항구|조직|단체|정권|내각)$"
+    r"|잡지|신문|기관|학교|대학교|대학|회사|은행|기업|그룹|노선|철도|공항|항구|조직|단체|정권|내각"
+    r"|총장|회장|대표|위원장|감독|장관|원장|사장|이사장|의장|교장|총리|단장|관장|소장|청장)$"
 )
 
 
@@ -132,10 +134,12 @@ def lifespan(text: str, s: int, e: int) -> bool:
     life = _LIFESPAN.match(text, e)
     if life is None:
         return False
+    if "년" not in text[s:e]:
+        return False  # leads write "1974년 7월 2일"; "(2019. 8. 1. ~ )" is a term of office
     if life.group("death"):
         born, died = int(text[s : s + 4]), int(life.group("death"))
-        if not 0 <= died - born <= 125:
-            return False
+        if not 1 <= died - born <= 125:
+            return False  # "(1905년 6월 10일~1905년 11월 …)": a period, not a life
     p = _open_paren(text, s)
     if p < 0:
         return False
