@@ -54,6 +54,9 @@ POSITIVES = [
     ("plate", "앞차 56루 7890을 따라갔다", "56루 7890"),
     ("plate", "택시 78바 1234에서 내렸다", "78바 1234"),
     # dates of birth in the encyclopedic lead and in running text
+    # a bare host under a Korean second-level domain, with or without a path
+    ("url", "정보시스템(abcd.efgh.go.kr)에서 검색", "abcd.efgh.go.kr"),
+    ("url", "사이트 minwon.or.kr/apply?id=3에서 신청", "minwon.or.kr/apply?id=3"),
     ("birth_date", "홍길동(洪吉童, 1974년 7월 2일 ~ )은 대한민국의 배우이다.", "1974년 7월 2일"),
     ("birth_date", "아무개(, 1932년 1월 5일 ~ 2016년 2월 19일)는 작가이다.", "1932년 1월 5일"),
     ("birth_date", "김아무(1969년 8월 16일 - )는 만화가이다.", "1969년 8월 16일"),
@@ -89,6 +92,9 @@ NEGATIVES = [
     "예산은 12조 3456억 원이다.",
     "2019-2020 시즌 주문번호 1234-5678",
     "페이지 234-5678 참조",
+    # bare names with dots that are not web addresses
+    "설정은 config.yaml 과 os.path.join 으로 한다.",
+    "버전 3.11.4 와 README.md 파일",
     # addresses: a quantity after a road-like word
     "캐나다군 포로 100여 명이 살해되었다.",
 ]

@@ -131,10 +131,18 @@ def _accept_url(text: str, m: re.Match, floor: int):
     return s, e
 
 
+_URL_BODY = r"[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
+#: Korean second-level domains: a bare host under them is a web address ("abc.go.kr"), while
+#: a bare "name.ext" is as often a file or code ("config.yaml", "os.path").
+KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
+
 register(Detector(
     "url", 2,
-    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]+",
-    "hfw", _accept_url, "web address (with scheme or www.)", gate=("://", "www."),
+    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+"
+    r"|(?<![A-Za-z0-9.@/\-])(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
+    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?",
+    "A-Za-z", _accept_url, "web address (with scheme or www., or a bare host under .go.kr …)",
+    gate=("://", "www.", ".kr"),
 ))  # fmt: skip
 
 # 3. IP address -----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from corpus.pii.detectors import PLATE_LETTERS, REGISTRY, TYPES, Detector
+from corpus.pii.detectors import KR_SLD, PLATE_LETTERS, REGISTRY, TYPES, Detector
 from corpus.pii.validators import DASHES
 
 
@@ -130,10 +130,11 @@ def _without_backrefs(pattern: str) -> str:
 
 
 #: Where a letter-led candidate can start: the start of an e-mail local part followed by
-#: ``@``, a URL scheme or ``www.``, or a passport number's letters and first digit.
+#: ``@``, a URL scheme, ``www.`` or a bare host under a Korean second-level domain
+#: (``abc.go.kr``), or a passport number's letters and first digit.
 _LETTER_GATES = {
     "email": r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+@",
-    "url": r"(?:https?|ftp)://|www\.",
+    "url": r"(?:https?|ftp)://|www\.|[A-Za-z0-9][A-Za-z0-9.\-]*\." + KR_SLD,
     "passport": r"[A-Z][A-Z]?\d",
 }
 
