@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import collections
 
+import pytest
+
 from corpus.pii.detectors import TYPES
-from corpus.pii.realtext import LABELS, evaluate, half_of, load_labels, windows
+from corpus.pii.realtext import LABELS, evaluate, half_of, load_labels, sample, sha, windows
 
 _KEYS = {"id", "source", "file", "line", "start", "end", "sha", "half", "stratum", "spans"}
 
@@ -50,3 +52,10 @@ def test_real_text_figures(data_dir):
         # targets: recall >= 0.9 and precision >= 0.9 over all types, on each half
         assert tot["found"] >= 0.9 * tot["gold"], (half, dict(tot))
         assert tot["correct"] >= 0.9 * tot["predicted"], (half, dict(tot))
+
+
+@pytest.mark.slow
+def test_the_sample_is_reproducible(data_dir):
+    """`python -m corpus.pii.realtext sample` draws exactly the labelled windows again."""
+    drawn = [(w.id, stratum, sha(text)) for w, stratum, text in sample(data_dir / "corpus")]
+    assert drawn == [(r["id"], r["stratum"], r["sha"]) for r in load_labels()]

@@ -174,12 +174,12 @@ def sample(corpus_dir: Path, seed: int = SAMPLE_SEED) -> list[tuple[Window, str,
             pool = [w for w in pool if w not in chosen]
             picked += [(w, stratum) for w in rng.sample(pool, min(n, len(pool)))]
             chosen = {w for w, _ in picked}
-        need = {w.file for w, _ in picked}
-        for rel, lineno, text in iter_units(corpus_dir, pattern, field):
-            if rel in need:
-                for w, _ in picked:
-                    if w.file == rel and w.line == lineno:
-                        texts[w] = text[w.start : w.end]
+        wanted: dict[str, set[int]] = collections.defaultdict(set)
+        for w, _ in picked:
+            wanted[w.file].add(w.line)
+        lines = _line_texts(corpus_dir, wanted, dict.fromkeys(wanted, field))
+        for w, _ in picked:
+            texts[w] = lines[w.file, w.line][w.start : w.end]
         out += [(w, stratum, texts[w]) for w, stratum in picked]
     return out
 
@@ -193,12 +193,16 @@ def load_labels(path: Path = LABELS) -> list[dict]:
 
 
 def _line_texts(corpus_dir: Path, wanted: dict[str, set[int]], fields: dict[str, str | None]):
+    """The unit text of the wanted lines only (other lines are not decoded)."""
     out: dict[tuple[str, int], str] = {}
     for rel, lines in wanted.items():
+        last = max(lines)
         with open(corpus_dir / rel, encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
                 if lineno in lines:
                     out[rel, lineno] = unit_text(line, fields[rel])
+                if lineno >= last:
+                    break
     return out
 
 
