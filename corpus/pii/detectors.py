@@ -258,6 +258,14 @@ def _labelled_corporate(text: str, s: int) -> bool:
     return not any(c.isdigit() for c in text[last.end() : s])
 
 
+def _nearest_is_bank(text: str, s: int) -> bool:
+    """True when a bank word stands closer before `s` than any resident-number word."""
+    lo = max(0, s - CONTEXT_BEFORE)
+    bank = [m.end() for m in _BANK_CONTEXT.finditer(text, lo, s)]
+    rrn = [m.end() for m in _RRN_CONTEXT.finditer(text, lo, s)]
+    return bool(bank) and (not rrn or max(bank) > max(rrn))
+
+
 def _make_rrn_accept(sex_digits: str):
     def accept(text: str, m: re.Match, floor: int):
         value = m.group()
@@ -273,6 +281,8 @@ def _make_rrn_accept(sex_digits: str):
             # bare 13-digit strings (barcodes, serials) need the check digit or a context word
             if not near(text, s, e, _RRN_CONTEXT):
                 return None
+            if _nearest_is_bank(text, s):
+                return None  # "주민번호 … 카카오뱅크 7212218676713": the account's own label
         return s, e
 
     return accept
@@ -482,6 +492,8 @@ def _accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
     """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before."""
     dong = m.group().split("동", 1)[0]
     s, e = _span(m)
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000동 000호": a mask written with zeros
     if len(dong) >= 3 or _BUILDING.search(text, max(0, s - 20), s):
         return s, e
     return None
@@ -518,6 +530,8 @@ def _tokens_before(text: str, lo: int, s: int) -> list[list]:
 def _accept_address(text: str, m: re.Match, floor: int):
     if m.group()[-1] == "호":
         return _accept_unit(text, m)
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000번길 00": a house number masked with zeros
     s = m.start()
     if m.end() - s == 1 and text.startswith("가", m.end()):
         return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
@@ -576,7 +590,7 @@ register(Detector(
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
-    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, e):
+    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, s, e):
         return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
     return (s, e) if birth_date_valid(m.group()) else None
 
