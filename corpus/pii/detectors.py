@@ -119,6 +119,16 @@ _URL_TRAIL = ".,;:!?'\")]}>"
 
 def _accept_url(text: str, m: re.Match, floor: int):
     s, e = _span(m)
+    if m.group() == ".":  # a bare host, anchored on the dot before its "go.kr": grow left
+        start = s
+        while start > floor and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        if start > 0 and text[start - 1] in "@/:":
+            return None  # an e-mail's domain or part of a longer address
+        bare = _BARE_HOST.match(text, start)
+        if bare is None or bare.end() <= s:
+            return None
+        s, e = start, bare.end()
     while e > s and text[e - 1] in _URL_TRAIL:
         # keep a closing bracket that closes one opened inside the URL
         ch = text[e - 1]
@@ -136,12 +146,19 @@ _URL_BODY = r"[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
 #: a bare "name.ext" is as often a file or code ("config.yaml", "os.path").
 KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
 
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+_BARE_HOST = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
+    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
+)  # fmt: skip
+
+# A bare host is anchored on the dot before its second-level domain (".go.kr"), not on its
+# first letter, so the scan does not try a host at the start of every Latin word.
 register(Detector(
     "url", 2,
     r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+"
-    r"|(?<![A-Za-z0-9.@/\-])(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
-    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?",
-    "A-Za-z", _accept_url, "web address (with scheme or www., or a bare host under .go.kr …)",
+    r"|\.(?=" + KR_SLD + r"(?![A-Za-z0-9\-]))",
+    "A-Za-z.", _accept_url, "web address (with scheme or www., or a bare host under .go.kr …)",
     gate=("://", "www.", ".kr"),
 ))  # fmt: skip
 
