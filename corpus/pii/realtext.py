@@ -154,10 +154,18 @@ def half_of(window_id: str) -> str:
     return "dev" if hashlib.sha256(window_id.encode()).digest()[0] % 2 == 0 else "held"
 
 
-def sample(corpus_dir: Path, seed: int = SAMPLE_SEED) -> list[tuple[Window, str, str]]:
-    """The sample: (window, stratum, window text) per drawn window, reproducibly."""
+def sample(
+    corpus_dir: Path, seed: int = SAMPLE_SEED, sources: tuple[str, ...] | None = None
+) -> list[tuple[Window, str, str]]:
+    """The sample: (window, stratum, window text) per drawn window, reproducibly.
+
+    Each source has its own generator (seeded with the source's name), so drawing
+    only some `sources` gives exactly their part of the full sample.
+    """
     out = []
     for source, pattern, field, sizes in SOURCES:
+        if sources is not None and source not in sources:
+            continue
         strata: dict[str, list[Window]] = {"cue": [], "prefilter": [], "random": [], "strong": []}
         texts: dict[Window, str] = {}
         for rel, lineno, text in iter_units(corpus_dir, pattern, field):
