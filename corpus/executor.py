@@ -4,15 +4,24 @@ A stage is a top-level function ``process(job: ShardJob) -> dict`` that turns
 one input file (a shard) into output files and returns integer counts. The
 executor owns everything around it, so every stage gets the same guarantees:
 
-* one shard per input file, named by its position in the sorted input list;
+* one shard per input file, named by its position in the sorted list of shards;
+  a large file is split into several shards (`plan_shards`, ``--shard-bytes``):
+  a plain file into byte ranges (each shard reads the lines that start in its
+  range, numbered as in the whole file), a compressed one (gzip, zstd, xz,
+  bzip2 cannot be entered mid-stream) into line-aligned chunks written by one
+  streaming decompression pass, so the shards land on different workers and
+  the concatenated output is byte-identical to a one-shard run;
 * outputs written through `RecordWriter` (temporary name, atomic rename) and a
   completion marker per shard written last, so a run killed at any moment and
   started again redoes only unfinished shards, with byte-identical results;
 * counts summed over shards into ``stats.json``, bad lines quarantined per
   shard under ``quarantine/`` and counted;
-* ``manifest.json`` (stage, version, command, config, input sizes and hashes,
+* ``manifest.json`` (stage, version, command, config, input sizes and
+  modification times, or SHA-256 with ``--hash-inputs``, the shard plan,
   counts, times) written when all shards are done; a later run with the same
   stage, config and inputs finds it and skips the work;
+* ``--max-quarantine-rate``: a shard (or run) whose bad-line share exceeds it
+  stops with an error instead of "succeeding" on a mostly unreadable input;
 * a local process pool by default, or Ray tasks on a cluster (``--executor
   ray``): the shard function and its guarantees are the same.
 """
@@ -31,16 +40,21 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from corpus import sharding
 from corpus.readers import ReadOptions, expand_inputs, iter_records
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, Quarantine
+from corpus.sharding import Shard
+from corpus.textio import InputError, Quarantine, handle
 
 log = logging.getLogger(__name__)
 
 DONE_DIR = ".done"
 QUARANTINE_DIR = "quarantine"
 RUN_FILE = ".run.json"
-VERSION = "1"
+CHUNKS_DIR = ".chunks"
+VERSION = "2"
+#: Default share of bad lines above which a run stops (``--max-quarantine-rate``).
+DEFAULT_MAX_QUARANTINE_RATE = 0.5
 
 
 class ShardFailed(RuntimeError):
@@ -60,7 +74,11 @@ class ShardFailed(RuntimeError):
 
 @dataclass
 class ShardJob:
-    """One unit of work: one input file, its output names, config and per-worker state."""
+    """One unit of work: one input file or part of one, its output names, config and state.
+
+    `input_path` is always the original input file (errors and ids name it);
+    `shard` says which part of it this job reads.
+    """
 
     index: int
     input_path: str
@@ -68,6 +86,7 @@ class ShardJob:
     config: dict[str, Any]
     state: Any = None
     quarantine: Quarantine = field(default_factory=Quarantine)
+    shard: Shard | None = None
 
     @property
     def name(self) -> str:
@@ -80,16 +99,29 @@ class ShardJob:
 
         The config keys are those `corpus.readers.reader_config` writes (format,
         text_field, column, on_error); bad lines go to this shard's quarantine.
+        A part of a large file is read as that part (range or chunk) with the
+        line numbers of the whole file.
         """
         cfg = self.config
+        opts = options or ReadOptions()
+        fmt = cfg.get("format", "auto")
+        sh = self.shard
+        if sh is not None:
+            opts.byte_range, opts.physical_path, opts.first_line = sh.read_options()
+            fmt = sh.format or fmt
         kwargs = {
-            "fmt": cfg.get("format", "auto"),
+            "fmt": fmt,
             "text_field": cfg.get("text_field"),
             "column": cfg.get("column"),
             "on_error": cfg.get("on_error", "raise"),
             **overrides,
         }
-        return iter_records(self.input_path, quarantine=self.quarantine, options=options, **kwargs)
+        yield from iter_records(self.input_path, quarantine=self.quarantine, options=opts, **kwargs)
+        if sh is not None and sh.truncated is not None:
+            # the chunking pass met a truncated archive in skip mode: the rest of the file
+            # is quarantined here, in the shard that holds the last readable lines
+            err = InputError(self.input_path, sh.truncated["line"], sh.truncated["reason"])
+            handle(err, kwargs["on_error"], self.quarantine)
 
     def output_path(self, name: str | None = None, suffix: str = ".jsonl.gz") -> str:
         """Main output ``DIR/<shard>.jsonl.gz``; a side output ``DIR/<name>/<shard>.jsonl.gz``."""
@@ -121,6 +153,27 @@ def file_digest(path: str) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def input_fingerprints(files: list[str], content: bool = False) -> list[dict]:
+    """Per input: path, size and modification time; with `content`, its SHA-256 too.
+
+    Size and mtime cost one ``stat`` and identify a changed input in practice;
+    hashing every byte before any work starts cost minutes on a large corpus, so
+    it is on demand (``--hash-inputs``), computed by threads (hashlib releases the
+    GIL on large buffers) so several files hash at once.
+    """
+    info = []
+    for p in files:
+        st = os.stat(p)
+        info.append({"path": p, "bytes": st.st_size, "mtime_ns": st.st_mtime_ns})
+    if content:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+            for row, digest in zip(info, pool.map(file_digest, files), strict=True):
+                row["sha256"] = digest
+    return info
 
 
 def _write_json(path: str, obj: Any) -> None:
@@ -158,9 +211,12 @@ def run_shard(
     qpath = os.path.join(qdir, job.name + ".jsonl")
     if os.path.exists(qpath + ".tmp"):  # left by a killed attempt
         os.remove(qpath + ".tmp")
-    job.quarantine = Quarantine(qpath + ".tmp")
+    max_rate = job.config.get("max_quarantine_rate", DEFAULT_MAX_QUARANTINE_RATE)
+    job.quarantine = Quarantine(qpath + ".tmp", max_rate=max_rate)
     try:
         counts = process(job)
+        # a small shard never reaches the in-stream check's minimum: check it whole
+        job.quarantine.check_rate(job.input_path)
     except InputError:
         raise  # picklable, and its file:line message is what the user needs
     except Exception as e:
@@ -172,7 +228,14 @@ def run_shard(
     if job.quarantine.total:
         os.replace(qpath + ".tmp", qpath)
         counts = merge_counts(dict(counts), {"quarantined": dict(job.quarantine.counts)})
-    marker = {"shard": job.name, "input": job.input_path, "counts": _sorted(counts)}
+    elif os.path.exists(qpath + ".tmp"):
+        os.remove(qpath + ".tmp")
+    marker = {
+        "shard": job.name,
+        "input": job.input_path,
+        "lines": job.quarantine.lines,
+        "counts": _sorted(counts),
+    }
     _write_json(os.path.join(job.output_dir, DONE_DIR, job.name + ".json"), marker)
     return counts
 
@@ -193,6 +256,25 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("raise", "skip"),
         default="raise",
         help="bad input lines: stop with file:line (raise) or quarantine and count them (skip)",
+    )
+    g.add_argument(
+        "--max-quarantine-rate",
+        type=float,
+        default=DEFAULT_MAX_QUARANTINE_RATE,
+        help="stop when more than this share of a shard's lines is bad, even in skip mode "
+        f"(default {DEFAULT_MAX_QUARANTINE_RATE}; 1 disables)",
+    )
+    g.add_argument(
+        "--shard-bytes",
+        type=int,
+        default=sharding.DEFAULT_SHARD_BYTES,
+        help="split input files larger than this into several shards (plain files by byte "
+        "range, compressed ones into chunks; default %(default)s)",
+    )
+    g.add_argument(
+        "--hash-inputs",
+        action="store_true",
+        help="fingerprint inputs by SHA-256 of their content (default: size and mtime)",
     )
     g.add_argument(
         "--force",
@@ -232,18 +314,23 @@ def run_stage(
     argv: list[str] | None = None,
     ray_address: str | None = None,
     force: bool = False,
+    chunk_dir: str | None = None,
 ) -> dict:
-    """Runs `process` over every input file, resumably; returns the merged counts.
+    """Runs `process` over every input shard, resumably; returns the merged counts.
 
     `config` must be JSON-serialisable: it is part of the run's fingerprint
-    (with the stage name and the inputs' hashes), and a finished run with the
-    same fingerprint is not redone.
+    (with the stage name and the inputs' sizes and mtimes, or content hashes
+    with ``hash_inputs``), and a finished run with the same fingerprint is not
+    redone. ``shard_bytes`` and ``max_quarantine_rate`` in `config` set the
+    splitting of large files and the bad-line limit. Chunks of large compressed
+    inputs go to `chunk_dir` (default ``OUTPUT/.chunks``, removed when the run
+    finishes; a caller passing its own folder removes it itself).
     """
     files = expand_inputs(inputs)
     if not files:
         raise FileNotFoundError(f"{stage}: no input files in {inputs}")
     os.makedirs(output_dir, exist_ok=True)
-    input_info = [{"path": p, "bytes": os.path.getsize(p), "sha256": file_digest(p)} for p in files]
+    input_info = input_fingerprints(files, content=bool(config.get("hash_inputs")))
     fingerprint = _fingerprint(stage, config, input_info)
     manifest_path = os.path.join(output_dir, "manifest.json")
     run_path = os.path.join(output_dir, RUN_FILE)
@@ -278,7 +365,19 @@ def run_stage(
     os.makedirs(os.path.join(output_dir, DONE_DIR), exist_ok=True)
 
     started = time.time()
-    jobs = [ShardJob(i, p, output_dir, config) for i, p in enumerate(files)]
+    own_chunks = chunk_dir is None
+    chunk_dir = chunk_dir or os.path.join(output_dir, CHUNKS_DIR)
+    plan = sharding.plan_shards(
+        files,
+        shard_bytes=config.get("shard_bytes") or sharding.DEFAULT_SHARD_BYTES,
+        fmt=config.get("format", "auto"),
+        on_error=config.get("on_error", "raise"),
+        chunk_dir=chunk_dir,
+        workers=workers or 1,
+    )
+    if len(plan) > len(files):
+        log.info("%s: %d input files in %d shards", stage, len(files), len(plan))
+    jobs = [ShardJob(i, sh.path, output_dir, config, shard=sh) for i, sh in enumerate(plan)]
     todo = [j for j in jobs if not os.path.exists(_marker(j))]
     if len(todo) < len(jobs):
         log.info(
@@ -287,9 +386,12 @@ def run_stage(
     _execute(stage, process, todo, workers or 1, executor, init, init_args, ray_address)
 
     counts: dict = {}
+    lines = 0
     for job in jobs:  # shard order, so stats.json is the same however shards were scheduled
         with open(_marker(job), encoding="utf-8") as fh:
-            merge_counts(counts, json.load(fh)["counts"])
+            marker = json.load(fh)
+        merge_counts(counts, marker["counts"])
+        lines += marker.get("lines", 0)
     counts = _sorted(counts)
     _write_json(os.path.join(output_dir, "stats.json"), counts)
     manifest = {
@@ -300,12 +402,19 @@ def run_stage(
         "config": config,
         "inputs": input_info,
         "shards": len(jobs),
+        "input_lines": lines,
         "counts": counts,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+    if len(plan) > len(files):
+        manifest["shard_plan"] = [sh.describe() for sh in plan]
     _write_json(manifest_path, manifest)
     os.remove(run_path)
+    if own_chunks and os.path.isdir(chunk_dir):
+        import shutil
+
+        shutil.rmtree(chunk_dir)
     return counts
 
 

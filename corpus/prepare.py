@@ -3,7 +3,8 @@
     python -m corpus.prepare --input kowiki/ petitions/ --output records/ \\
         [--source NAME] [--min-chars N] [--workers N] [--hash-dir DIR]
 
-Per input file (one shard each, through `corpus.executor`):
+Per input shard (a file, or a part of a large one: `corpus.sharding`; through
+`corpus.executor`):
 
 1. read documents with `corpus.readers.iter_records` (any raw format, or our
    corpus records; ``.gz``/``.zst``);
@@ -45,7 +46,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from corpus.executor import ShardJob, add_executor_arguments, run_stage
+from corpus.executor import DONE_DIR, ShardJob, add_executor_arguments, run_stage
 from corpus.filters import build_filters
 from corpus.normalize import normalize_document
 from corpus.readers import ReadOptions, add_reader_arguments, reader_config
@@ -128,16 +129,18 @@ def prepare_shard(job: ShardJob) -> dict:
     counts = _new_counts()
     counts.update({"sentences": 0, "kept": 0, "removed": {}, "by_source": {}})
     drop_path = os.path.join(job.config["drop_dir"], job.name + ".npy")
-    drop = np.load(drop_path) if os.path.exists(drop_path) else np.zeros(0, dtype=np.int64)
+    # rows (position, same file): a repeat of an earlier part of the same input file counts as
+    # "duplicate", as it would were the file one shard
+    drop = np.load(drop_path) if os.path.exists(drop_path) else np.zeros((0, 2), dtype=np.int64)
     drop_i = 0
     pos = -1  # position among sentences that passed the per-shard filters
     with RecordWriter(job.output_path()) as out:
         for rec, _, reason in iter_sentences(job, counts):
             if not reason:
                 pos += 1
-                if drop_i < len(drop) and drop[drop_i] == pos:
+                if drop_i < len(drop) and drop[drop_i, 0] == pos:
+                    reason = "duplicate" if drop[drop_i, 1] else "duplicate_cross_shard"
                     drop_i += 1
-                    reason = "duplicate_cross_shard"
             _account(counts, rec, reason)
             if not reason:
                 out.write(rec)
@@ -149,7 +152,7 @@ def prepare_shard(job: ShardJob) -> dict:
 
 
 def global_duplicates(hash_dir: str, drop_dir: str, partition_rows: int = PARTITION_ROWS) -> int:
-    """Writes ``drop_dir/<shard>.npy``: positions of hashes seen in an earlier shard/position.
+    """Writes ``drop_dir/<shard>.npy``: (position, same file) of hashes seen earlier.
 
     Memory: one partition of at most about `partition_rows` hashes at a time.
     Returns the number of positions dropped. Deterministic: first occurrence
@@ -159,6 +162,14 @@ def global_duplicates(hash_dir: str, drop_dir: str, partition_rows: int = PARTIT
 
     folder = os.path.join(hash_dir, HASHES)
     shards = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl.gz"))
+    # which input file each shard reads (several shards may be parts of one large file)
+    file_ids: dict[str, int] = {}
+    file_of_shard = []
+    for name in shards:
+        marker = os.path.join(hash_dir, DONE_DIR, name.removesuffix(".jsonl.gz") + ".json")
+        with open(marker, encoding="utf-8") as fh:
+            file_of_shard.append(file_ids.setdefault(json.load(fh)["input"], len(file_ids)))
+    file_of_shard = np.asarray(file_of_shard, dtype=np.int64)
     total = 0
     for name in shards:
         with gzip.open(os.path.join(folder, name), "rb") as fh:
@@ -191,12 +202,16 @@ def global_duplicates(hash_dir: str, drop_dir: str, partition_rows: int = PARTIT
         order = np.lexsort((rows["pos"], rows["shard"], rows["h"]))
         rows = rows[order]
         later = np.r_[False, rows["h"][1:] == rows["h"][:-1]]
+        files = file_of_shard[rows["shard"]]
+        same_file = later & np.r_[False, files[1:] == files[:-1]]
         for s in np.unique(rows["shard"][later]):
-            drops[int(s)].append(rows["pos"][later & (rows["shard"] == s)])
+            sel = later & (rows["shard"] == s)
+            drops[int(s)].append(np.stack([rows["pos"][sel], same_file[sel]], axis=1))
     os.rmdir(spill)
     dropped = 0
     for name, parts_s in zip(shards, drops, strict=True):
-        arr = np.sort(np.concatenate(parts_s)) if parts_s else np.zeros(0, dtype=np.int64)
+        arr = np.concatenate(parts_s) if parts_s else np.zeros((0, 2), dtype=np.int64)
+        arr = arr[np.argsort(arr[:, 0], kind="stable")]
         dropped += len(arr)
         out = os.path.join(drop_dir, name.removesuffix(".jsonl.gz") + ".npy")
         with open(out + ".tmp", "wb") as fh:
@@ -249,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         "argv": [sys.executable, "-m", "corpus.prepare", *(argv or sys.argv[1:])],
     }
     inputs = args.input
+    # both passes read the same shards: chunks of large compressed inputs are made once
+    common["chunk_dir"] = os.path.join(hash_dir, "chunks")
     run_stage(HASH_STAGE, inputs, hash_dir, hash_shard, config, **common)
     drop_dir = os.path.join(hash_dir, "drop")
     os.makedirs(drop_dir, exist_ok=True)
@@ -257,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     counts = run_stage(
         STAGE, inputs, out, prepare_shard, {**config, "drop_dir": drop_dir}, **common
     )
+    if os.path.isdir(common["chunk_dir"]):
+        import shutil
+
+        shutil.rmtree(common["chunk_dir"])
     removed = sum(counts.get("removed", {}).values())
     if counts.get("sentences", 0) != counts.get("kept", 0) + removed:
         raise RuntimeError(f"accounting mismatch in {out}/stats.json: {counts}")

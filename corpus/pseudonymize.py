@@ -1,35 +1,43 @@
 """Find 16 types of Korean personal information and replace them with same-shape pseudonyms.
 
-    python -m corpus.pseudonymize --input records/ --output clean/ --seed 1234 \\
-        [--types mobile email ...] [--report spans.jsonl] [--workers 4]
+    python -m corpus.pseudonymize keygen --output ~/.secrets/klue-pseudonym.key   # once
+    python -m corpus.pseudonymize --input records/ --output clean/ \\
+        --key-file ~/.secrets/klue-pseudonym.key \\
+        [--fields text title] [--types mobile email ...] [--report spans.jsonl] [--workers 4]
 
 Input: corpus-record JSON Lines (``id``, ``text``, ``source``, any other
 field), plain ``.txt`` (one record per line, id ``<folder>/<file>:<line>``) or
-any raw format `corpus.readers` knows; ``.gz``/``.zst`` allowed. Output: one
-``shard-NNNNN.jsonl.gz`` per input file with every field kept and ``text``
-pseudonymised, plus ``stats.json`` (records read and changed, spans per type,
-share of records touched) and ``manifest.json`` from the shard executor, which
-also gives resume, quarantine and accounting.
+any raw format `corpus.readers` knows; compressed inputs allowed. Output: one
+``shard-NNNNN.jsonl.gz`` per input shard with every field kept and the chosen
+string fields pseudonymised (``--fields``; default every top-level string field
+except ``id`` and ``source``: titles, authors and URLs carry personal data
+too), plus ``stats.json`` (records read and changed, spans per type and per
+field, share of records touched) and ``manifest.json`` from the shard executor,
+which also gives resume, quarantine and accounting.
 
-Nothing written by this stage holds an original value: the optional span
-report has the record id, type, offsets and a keyed (salted) hash only.
-The ``--seed`` is the key of both the pseudonyms and the hashes; keep it secret
-for a public release: with the key, the pseudonym of a value from a small space
-(a phone number) can be reversed by trying every value. So the key itself is
-never written either: ``manifest.json`` holds a hash of it and the recorded
-command line shows ``--seed <redacted>``.
+The key (`corpus.pseudonym_key`): a secret of at least 128 random bits read
+from ``--key-file`` or the file named by ``$KLUE_PSEUDONYM_KEY_FILE``; there is
+no default. Whoever holds the key can reverse pseudonyms of small-space values
+(a phone number) by trying every value, so keep it apart from the released
+corpus. ``--insecure-demo-key`` uses a public key for demos and tests and
+records ``"insecure_demo_key": true`` in the manifest.
+
+Nothing written by this stage holds an original value or the key: the optional
+span report has the record id, field, type, offsets and a keyed hash only;
+``manifest.json`` holds an HMAC fingerprint of the key (not invertible without
+searching a >= 128-bit key space).
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import json
 import logging
 import os
 import sys
 
+from corpus import pseudonym_key
 from corpus.executor import ShardJob, add_executor_arguments, run_stage
 from corpus.pii.detectors import REGISTRY, TYPES
 from corpus.pii.generate import Pseudonymizer
@@ -38,38 +46,36 @@ from corpus.records import RecordWriter
 
 STAGE = "pseudonymize"
 SPANS_DIR = "spans"
+#: Fields never scanned by default: the record's identity and provenance.
+UNSCANNED_FIELDS = ("id", "source")
 log = logging.getLogger(__name__)
 
 
-def redact_seed(argv: list[str]) -> list[str]:
-    """The command line with the value of ``--seed`` hidden, for the manifest."""
-    out, hide = [], False
-    for arg in argv:
-        if hide:
-            out.append("<redacted>")
-            hide = False
-        elif arg == "--seed":
-            out.append(arg)
-            hide = True
-        elif arg.startswith("--seed="):
-            out.append("--seed=<redacted>")
-        else:
-            out.append(arg)
-    return out
-
-
-def make_pseudonymizer(seed: int, types: tuple[str, ...]) -> Pseudonymizer:
+def make_pseudonymizer(key: bytes, types: tuple[str, ...]) -> Pseudonymizer:
     """Per-worker state: one pseudonymizer whose cache serves every shard of the worker."""
-    return Pseudonymizer(seed, types)
+    return Pseudonymizer(key, types)
+
+
+def fields_to_scan(rec_fields: dict, wanted: list[str] | None) -> list[str]:
+    """The names of `rec_fields` to pseudonymise: `wanted`, or every string field but id/source.
+
+    Only top-level string values are scanned (numbers, lists and objects pass through).
+    """
+    if wanted is None:
+        return [
+            k for k, v in rec_fields.items() if isinstance(v, str) and k not in UNSCANNED_FIELDS
+        ]
+    return [k for k in wanted if isinstance(rec_fields.get(k), str)]
 
 
 def process_shard(job: ShardJob) -> dict:
-    """Pseudonymises one input file; returns its counts (no original values)."""
+    """Pseudonymises one input shard; returns its counts (no original values)."""
     cfg = job.config
     pz: Pseudonymizer = job.state  # made by the executor from init_args, never from the config
     opts = ReadOptions()
     read = changed = 0
     spans_per_type = dict.fromkeys(pz.types, 0)
+    spans_per_field: dict[str, int] = {}
     by_source: dict[str, dict[str, int]] = {}
     report = RecordWriter(job.output_path(SPANS_DIR)) if cfg["report"] else None
     try:
@@ -78,24 +84,35 @@ def process_shard(job: ShardJob) -> dict:
                 read += 1
                 src = by_source.setdefault(rec.source, {"read": 0, "changed": 0})
                 src["read"] += 1
-                new_text, spans = pz.apply(rec.text)
-                if spans:
-                    changed += 1
-                    src["changed"] += 1
+                data = rec.to_dict()
+                touched = False
+                for name in fields_to_scan(data, cfg["fields"]):
+                    original = data[name]
+                    new_value, spans = pz.apply(original)
+                    if not spans:
+                        continue
+                    touched = True
+                    data[name] = new_value
+                    spans_per_field[name] = spans_per_field.get(name, 0) + len(spans)
                     for sp in spans:
                         spans_per_type[sp.type] += 1
                         if report is not None:
                             report.write(
                                 {
                                     "id": rec.id,
+                                    "field": name,
                                     "type": sp.type,
                                     "start": sp.start,
                                     "end": sp.end,
-                                    "hash": pz.salted_hash(rec.text[sp.start : sp.end]),
+                                    "hash": pz.salted_hash(original[sp.start : sp.end]),
                                 }
                             )
-                    rec = rec.replace(text=new_text)
-                out.write(rec)
+                if touched:
+                    changed += 1
+                    src["changed"] += 1
+                    out.write(data)
+                else:
+                    out.write(rec)
     except BaseException:
         if report is not None:
             report.abort()
@@ -107,6 +124,7 @@ def process_shard(job: ShardJob) -> dict:
         "changed": changed,
         "unchanged": read - changed,
         "spans": spans_per_type,
+        "spans_by_field": spans_per_field,
         "by_source": by_source,
     }
     if opts.skipped:
@@ -152,12 +170,32 @@ def add_summary(output_dir: str, counts: dict) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m corpus.pseudonymize",
-        description="Replace 16 types of Korean personal information with same-shape pseudonyms.",
+        description="Replace 16 types of Korean personal information with same-shape pseudonyms. "
+        "Make a key first: python -m corpus.pseudonymize keygen --output FILE",
         epilog="types: " + "; ".join(f"{t} ({REGISTRY[t].description})" for t in TYPES),
     )
     p.add_argument("--input", nargs="+", required=True, help="files, folders or globs")
     p.add_argument("--output", required=True, help="output folder (shards, stats.json, manifest)")
-    p.add_argument("--seed", type=int, default=0, help="key of the pseudonyms (keep it secret)")
+    key = p.add_argument_group("key (required: one of)")
+    key.add_argument(
+        "--key-file",
+        default=None,
+        help=f"secret key file made by `keygen` (default: ${pseudonym_key.KEY_FILE_ENV})",
+    )
+    key.add_argument(
+        "--insecure-demo-key",
+        action="store_true",
+        help="use the PUBLIC demo key (demos and tests only: anyone can reverse the "
+        "pseudonyms); the manifest records it",
+    )
+    p.add_argument(
+        "--fields",
+        nargs="+",
+        default=None,
+        metavar="FIELD",
+        help="string fields to pseudonymise (default: every top-level string field except "
+        "id and source; comma lists allowed)",
+    )
     p.add_argument(
         "--types",
         nargs="+",
@@ -165,30 +203,73 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TYPE",
         help="types to pseudonymise (default: all 16; comma lists allowed)",
     )
-    p.add_argument("--report", default=None, help="write a span report (id, type, offsets, hash)")
+    p.add_argument(
+        "--report", default=None, help="write a span report (id, field, type, offsets, hash)"
+    )
     add_reader_arguments(p)
     add_executor_arguments(p)
     return p
 
 
+def build_keygen_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m corpus.pseudonymize keygen",
+        description="Write a new secret pseudonym key (256 random bits, hex) to a file with "
+        "mode 0600. An existing file is never overwritten.",
+    )
+    p.add_argument("--output", required=True, help="key file to create")
+    return p
+
+
+def keygen(argv: list[str]) -> int:
+    """``keygen --output FILE``: a fresh key, mode 0600; prints only its fingerprint."""
+    args = build_keygen_parser().parse_args(argv)
+    if os.path.exists(args.output):
+        raise FileExistsError(
+            f"{args.output} exists; refusing to replace a key (pseudonyms made with it would "
+            "no longer match new ones). Choose another path or delete it yourself."
+        )
+    key = pseudonym_key.write_key_file(args.output)
+    print(f"wrote {args.output} (mode 0600), fingerprint {pseudonym_key.fingerprint(key)}")
+    print("keep it secret and apart from the corpus; pass it with --key-file", file=sys.stderr)
+    return 0
+
+
+def _split_list(items: list[str] | None) -> list[str] | None:
+    if items is None:
+        return None
+    return [x for item in items for x in item.split(",") if x]
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["keygen"]:
+        return keygen(argv[1:])
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     types = TYPES
     if args.types:
-        wanted = [t for item in args.types for t in item.split(",") if t]
+        wanted = _split_list(args.types)
         unknown = sorted(set(wanted) - set(TYPES))
         if unknown:
             build_parser().error(f"unknown type(s) {', '.join(unknown)}; known: {', '.join(TYPES)}")
         types = tuple(t for t in TYPES if t in wanted)
-    if args.seed == 0:
+    key, origin = pseudonym_key.resolve_key(args.key_file, args.insecure_demo_key)
+    if args.insecure_demo_key:
         log.warning(
-            "--seed 0 is the public default key: pseudonyms of small-space values (phone "
-            "numbers) can be reversed by anyone; pass a secret --seed for real data"
+            "--insecure-demo-key: the key is public, anyone can reverse the pseudonyms of "
+            "small-space values (phone numbers). Never release this output."
         )
+    elif args.key_file is None or os.path.exists(args.key_file):
+        path = args.key_file or os.environ[pseudonym_key.KEY_FILE_ENV]
+        if not pseudonym_key.key_file_is_private(path):
+            log.warning("key file %s is readable by group or others: chmod 600 it", path)
+    log.info("%s: key from %s, fingerprint %s", STAGE, origin, pseudonym_key.fingerprint(key))
     config = {
-        # The fingerprint must change with the key, but the key must not be written.
-        "seed_blake2b": hashlib.blake2b(f"seed:{args.seed}".encode(), digest_size=16).hexdigest(),
+        # Identifies the key (and changes the run fingerprint with it) without revealing it.
+        "key_fingerprint": pseudonym_key.fingerprint(key),
+        "insecure_demo_key": bool(args.insecure_demo_key),
+        "fields": _split_list(args.fields),
         "types": list(types),
         "report": bool(args.report),
         **reader_config(args),
@@ -202,8 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         executor=args.executor,
         init=make_pseudonymizer,
-        init_args=(args.seed, types),
-        argv=[sys.executable, "-m", "corpus.pseudonymize", *redact_seed(argv or sys.argv[1:])],
+        init_args=(key, types),
+        argv=[sys.executable, "-m", "corpus.pseudonymize", *argv],
         ray_address=args.ray_address,
         force=args.force,
     )

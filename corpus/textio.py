@@ -8,6 +8,17 @@ counted and recorded in a `Quarantine` side file instead.
 The quarantine file never holds the bad line's content (it may carry personal
 data); it holds the location, the reason, the byte length and a SHA-256 so a
 user can find and inspect the line in the original file.
+
+Compression is recognised by the file's first bytes (gzip, zstd, xz, bzip2), so
+a ``.txt`` that is really gzip, or CC-100's ``ko.txt.xz``, reads as text. A
+truncated or corrupt archive raises in ``raise`` mode; in ``skip`` mode the
+rest of that file is quarantined as one entry that says how many lines were
+read, and the lines before it are kept. A `Quarantine` with ``max_rate`` stops
+a run whose input is mostly bad lines (the wrong ``--format``, a binary file).
+
+`iter_lines` can read one byte range of a plain file (`ByteRange`): the lines
+that *start* inside the range, numbered as in the whole file, which is how the
+shard executor splits one large file over several workers.
 """
 
 from __future__ import annotations
@@ -28,7 +39,34 @@ OnError = Literal["raise", "skip"]
 #: Lines longer than this are bad input (a missing newline in a dump, a binary
 #: file); 8 MiB is far above any real sentence or document line.
 DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
+#: `Quarantine.max_rate` is checked while reading only after this many lines (a file
+#: whose 3rd line is bad is not "mostly garbage"); the executor checks whole shards at the end.
+MIN_LINES_FOR_RATE = 1000
 _CHUNK = 1 << 16
+
+#: First bytes of each compressed format we read, and its name.
+MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"BZh", "bzip2"),  # and a block size digit and a block or end-of-stream magic (below)
+)
+_BZ2_BLOCK_MAGICS = (b"1AY&SY", b"\x17rE8P\x90")
+#: File-name suffixes of compressed files (ids and formats are named without them).
+COMPRESSED_SUFFIXES = (".gz", ".zst", ".xz", ".bz2")
+
+
+@dataclass(frozen=True)
+class ByteRange:
+    """Part of a plain file: the lines starting at byte offsets in ``[start, end)``.
+
+    ``newlines_before`` is the number of ``\\n`` bytes in ``[0, start)``, so
+    line numbers are those of the whole file. ``end=None`` reads to the end.
+    """
+
+    start: int
+    end: int | None
+    newlines_before: int
 
 
 class InputError(ValueError):
@@ -57,11 +95,34 @@ class Quarantine:
 
     path: str | os.PathLike | None = None
     counts: collections.Counter = field(default_factory=collections.Counter)
+    #: Stop (raise) once more than this share of the lines read is bad; None: never.
+    max_rate: float | None = None
+    #: Lines read (good and bad) by `iter_stream_lines` through this quarantine.
+    lines: int = 0
     _fh: io.TextIOBase | None = field(default=None, init=False, repr=False)
 
     def add(self, error: InputError, raw: bytes | None = None) -> None:
         kind = error.reason.split(":", 1)[0]
         self.counts[kind] += 1
+        self._write(error, raw)
+        if self.max_rate is not None and self.lines >= MIN_LINES_FOR_RATE:
+            self.check_rate(error.path, error.line)
+
+    def check_rate(self, path: str, line: int | None = None) -> None:
+        """Raises `InputError` when the bad share of the lines read exceeds `max_rate`."""
+        if self.max_rate is None or not self.total:
+            return
+        rate = self.total / max(self.lines, 1)
+        if rate > self.max_rate:
+            raise InputError(
+                path,
+                line,
+                f"quarantine rate {rate:.1%} ({self.total} bad of {self.lines} lines) is above "
+                f"--max-quarantine-rate {self.max_rate:g}: the input looks like garbage "
+                f"(wrong --format? a binary file?); bad lines by reason: {dict(self.counts)}",
+            )
+
+    def _write(self, error: InputError, raw: bytes | None) -> None:
         if self.path is None:
             return
         if self._fh is None:
@@ -89,17 +150,98 @@ class Quarantine:
         self.close()
 
 
-def open_binary(path: str | os.PathLike) -> BinaryIO:
-    """Opens `path` for reading bytes, decompressing ``.gz`` and ``.zst`` by suffix."""
-    name = os.fspath(path)
-    if name.endswith(".gz"):
-        return gzip.open(name, "rb")
-    if name.endswith(".zst"):
+def compression(path: str | os.PathLike) -> str | None:
+    """A file's compression by its first bytes (not its name): gzip, zstd, xz, bzip2 or None."""
+    with open(path, "rb") as fh:
+        head = fh.read(10)
+    for magic, kind in MAGIC:
+        if head.startswith(magic):
+            if kind == "bzip2" and not (head[3:4].isdigit() and head[4:10] in _BZ2_BLOCK_MAGICS):
+                return None  # a text file that happens to start with "BZh"
+            return kind
+    return None
+
+
+def _decompress(kind: str | None, raw: BinaryIO) -> BinaryIO:
+    """A reader of the decompressed bytes of the open file `raw` (closing it closes `raw`)."""
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == "zstd":
         import zstandard
 
-        raw = open(name, "rb")
         return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-    return open(name, "rb")
+    if kind == "xz":
+        import lzma
+
+        return lzma.LZMAFile(raw, "rb")
+    if kind == "bzip2":
+        import bz2
+
+        return bz2.BZ2File(raw, "rb")
+    return raw
+
+
+class _Owning:
+    """Closes the underlying file too (GzipFile/LZMAFile/BZ2File leave a passed file open)."""
+
+    def __init__(self, inner: BinaryIO, raw: BinaryIO):
+        self._inner, self._raw = inner, raw
+
+    def read(self, n: int = -1) -> bytes:
+        return self._inner.read(n)
+
+    def read1(self, n: int = -1) -> bytes:
+        return getattr(self._inner, "read1", self._inner.read)(n)
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_binary(path: str | os.PathLike) -> BinaryIO:
+    """Opens `path` for reading bytes, decompressing gzip, zstd, xz and bzip2 by magic bytes."""
+    name = os.fspath(path)
+    kind = compression(name)
+    raw = open(name, "rb")
+    if kind is None:
+        return raw
+    return _Owning(_decompress(kind, raw), raw)
+
+
+def uncompressed_size_estimate(path: str | os.PathLike, sample: int = 8 << 20) -> int:
+    """The file's size after decompression: exact if it is plain or small, else estimated.
+
+    Decompresses up to `sample` bytes and scales the file size by the ratio
+    seen (compressed bytes consumed are read from the file position, which
+    runs a little ahead: the estimate errs low). A file that breaks within the
+    sample gives what was readable (at least its compressed size).
+    """
+    name = os.fspath(path)
+    size = os.path.getsize(name)
+    kind = compression(name)
+    if kind is None:
+        return size
+    with open(name, "rb") as raw:
+        fh = _decompress(kind, raw)
+        read = getattr(fh, "read1", fh.read)
+        n = 0
+        try:
+            while n < sample:
+                block = read(1 << 16)
+                if not block:
+                    return n
+                n += len(block)
+        except Exception:  # truncated or corrupt (the reader will say so): what was readable
+            return max(n, size)
+        return int(size * n / max(raw.tell(), 1))
 
 
 def handle(error: InputError, on_error: OnError, quarantine: Quarantine | None, raw=None) -> None:
@@ -110,21 +252,28 @@ def handle(error: InputError, on_error: OnError, quarantine: Quarantine | None, 
         quarantine.add(error, raw)
 
 
-def _raw_lines(fh: BinaryIO, path: str, max_bytes: int) -> Iterator[tuple[bytes, bool]]:
-    """Yields (line bytes without newline, too_long) in bounded memory.
+def _raw_lines(fh: BinaryIO, path: str, max_bytes: int) -> Iterator[tuple[bytes, bool, int]]:
+    """Yields (line bytes without newline, too_long, bytes consumed) in bounded memory.
 
     An over-long line is consumed to its end but only its first `max_bytes`
-    bytes are kept, so a 20 MB line never sits in memory.
+    bytes are kept, so a 20 MB line never sits in memory. "Bytes consumed" is
+    the line's full length including its newline, for byte-range reading.
+    A truncated or corrupt archive raises `InputError` (no line number: the
+    caller knows how far it got); the partial line before the break is dropped.
     """
     buf = bytearray()
     too_long = False
+    size = 0
+    # read1: one decompression step at a time, so a break in an archive loses as little
+    # of the text before it as the format allows
+    read = getattr(fh, "read1", fh.read)
     while True:
         try:
-            chunk = fh.read(_CHUNK)
+            chunk = read(_CHUNK)
         except (EOFError, OSError, zlib.error) as e:  # truncated or corrupt archive
             raise InputError(path, None, f"corrupt or truncated compressed file: {e}") from e
-        except Exception as e:  # zstandard raises its own ZstdError
-            if type(e).__name__ == "ZstdError":
+        except Exception as e:  # zstandard and lzma raise their own errors
+            if type(e).__name__ in ("ZstdError", "LZMAError"):
                 raise InputError(path, None, f"corrupt or truncated compressed file: {e}") from e
             raise
         if not chunk:
@@ -133,6 +282,7 @@ def _raw_lines(fh: BinaryIO, path: str, max_bytes: int) -> Iterator[tuple[bytes,
         while True:
             nl = chunk.find(b"\n", start)
             piece = chunk[start:] if nl < 0 else chunk[start:nl]
+            size += len(piece)
             if not too_long:
                 buf += piece
                 if len(buf) > max_bytes:
@@ -140,12 +290,35 @@ def _raw_lines(fh: BinaryIO, path: str, max_bytes: int) -> Iterator[tuple[bytes,
                     del buf[max_bytes:]
             if nl < 0:
                 break
-            yield bytes(buf), too_long
+            yield bytes(buf), too_long, size + 1
             buf.clear()
             too_long = False
+            size = 0
             start = nl + 1
     if buf or too_long:
-        yield bytes(buf), too_long
+        yield bytes(buf), too_long, size
+
+
+def _seek_line_start(fh: BinaryIO, start: int) -> tuple[int, int]:
+    """Moves `fh` to the first line starting at or after `start`; (offset, newlines skipped)."""
+    if start == 0:
+        fh.seek(0)
+        return 0, 0
+    fh.seek(start - 1)
+    pos = start - 1
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            return pos, 0  # no line starts in the rest of the file
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            pos += nl + 1
+            fh.seek(pos)
+            # a newline at start-1 means a line starts exactly at `start` (counted in
+            # newlines_before); else the newline found is inside the range and ends the
+            # partial line that belongs to the previous range
+            return pos, 0 if pos == start else 1
+        pos += len(chunk)
 
 
 def iter_lines(
@@ -155,6 +328,9 @@ def iter_lines(
     quarantine: Quarantine | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     keep_ends: bool = False,
+    byte_range: ByteRange | None = None,
+    name: str | None = None,
+    first_line: int = 1,
 ) -> Iterator[tuple[int, str]]:
     """Yields ``(line_number, text)`` for each good line of a text file, 1-based.
 
@@ -162,17 +338,33 @@ def iter_lines(
     BOM on line 1 and a trailing ``\\r`` (CRLF files) unless `keep_ends`.
     Bad lines raise `InputError` or, with ``on_error="skip"``, go to
     `quarantine` and are not yielded. A truncated or corrupt compressed file
-    always raises: the rest of the file cannot be trusted.
+    raises, or in ``skip`` mode quarantines the rest of the file.
+
+    `byte_range` reads only the lines starting in that range of a plain
+    (uncompressed) file. `name` is what errors call the file (default `path`;
+    a chunk of a larger file names the larger file) and `first_line` the
+    number of its first line.
     """
-    name = os.fspath(path)
-    with open_binary(name) as fh:
+    path = os.fspath(path)
+    label = name or path
+    with open_binary(path) as fh:
+        limit = None
+        if byte_range is not None:
+            if compression(path) is not None:
+                raise ValueError(f"{path}: byte ranges need an uncompressed file")
+            pos, skipped = _seek_line_start(fh, byte_range.start)
+            first_line = byte_range.newlines_before + skipped + 1
+            if byte_range.end is not None:
+                limit = max(0, byte_range.end - pos)
         yield from iter_stream_lines(
             fh,
-            name,
+            label,
             on_error=on_error,
             quarantine=quarantine,
             max_line_bytes=max_line_bytes,
             keep_ends=keep_ends,
+            first_line=first_line,
+            limit=limit,
         )
 
 
@@ -184,14 +376,43 @@ def iter_stream_lines(
     quarantine: Quarantine | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     keep_ends: bool = False,
+    first_line: int = 1,
+    limit: int | None = None,
 ) -> Iterator[tuple[int, str]]:
     """`iter_lines` over an already open binary stream (an archive member, say).
 
     `name` is what errors call the stream, e.g. ``archive.tar.gz:member``.
+    With `limit`, only lines starting within the next `limit` bytes are read.
     """
-    lineno = 0
-    for raw, too_long in _raw_lines(fh, name, max_line_bytes):
+    lineno = first_line - 1
+    offset = 0
+    lines = _raw_lines(fh, name, max_line_bytes)
+    while True:
+        if limit is not None and offset >= limit:
+            return
+        try:
+            item = next(lines, None)
+        except InputError as e:
+            read = lineno - first_line + 1
+            err = InputError(
+                name,
+                lineno + 1,
+                f"{e.reason}; the rest of the file after line {lineno} is unreadable "
+                f"({read} lines read)",
+            )
+            if on_error == "raise":
+                raise err from e
+            # skip mode: the lines before the break are good and kept; the rest is one entry
+            err = InputError(name, lineno + 1, "truncated archive: " + err.reason)
+            handle(err, on_error, quarantine)
+            return
+        if item is None:
+            return
+        raw, too_long, size = item
+        offset += size
         lineno += 1
+        if quarantine is not None:
+            quarantine.lines += 1
         if too_long:
             err = InputError(name, lineno, f"line too long: over {max_line_bytes} bytes")
             handle(err, on_error, quarantine, raw)
@@ -236,6 +457,10 @@ def read_text(path: str | os.PathLike, *, max_bytes: int = 1 << 31) -> str:
             data = fh.read(max_bytes + 1)
     except (EOFError, OSError, zlib.error) as e:
         raise InputError(name, None, f"corrupt or truncated compressed file: {e}") from e
+    except Exception as e:  # zstandard and lzma raise their own errors
+        if type(e).__name__ in ("ZstdError", "LZMAError"):
+            raise InputError(name, None, f"corrupt or truncated compressed file: {e}") from e
+        raise
     if len(data) > max_bytes:
         raise InputError(name, None, f"file too large: over {max_bytes} bytes")
     return decode_text(data, name)

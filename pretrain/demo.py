@@ -3,7 +3,7 @@
 Runs every stage as its own command, exactly as a user would type it, and
 prints each command first so it can be copied:
 
-    corpus.prepare -> corpus.dedup -> corpus.pseudonymize -> tokenizer.train
+    corpus.prepare -> corpus.dedup -> corpus.pseudonymize (keygen, then a run) -> tokenizer.train
     -> tokenizer.stats -> pretrain.build_data -> pretrain.main (tiny) -> pretrain.export --verify
 
 The default input is a slice of the shared raw corpus (a few Korean Wikipedia
@@ -112,9 +112,14 @@ def main(argv: list[str] | None = None) -> None:
         )  # fmt: skip
         stages["decontaminated"], text_dir = dec, dec
     clean = out / "clean"
+    # A secret key of the run's own, kept beside the run (mode 0600): a real run keeps its
+    # key apart from any corpus it releases (docs/pii.md).
+    key = out / "pseudonym.key"
+    if not key.exists():
+        _run([py, "-m", "corpus.pseudonymize", "keygen", "--output", str(key)], log)
     _run(
         [py, "-m", "corpus.pseudonymize", "--input", str(text_dir), "--output", str(clean),
-         "--seed", str(args.seed), *w],
+         "--key-file", str(key), *w],
         log,
     )  # fmt: skip
     stages["clean"] = clean

@@ -75,8 +75,13 @@ def test_accounting_and_outputs(tmp_path, workers):
     )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["counts"] == counts and manifest["shards"] == 4
-    assert all(len(i["sha256"]) == 64 for i in manifest["inputs"])
+    # inputs are identified by size and mtime (no full read in the parent) ...
+    assert all(set(i) == {"path", "bytes", "mtime_ns"} for i in manifest["inputs"])
     assert json.loads((out / "stats.json").read_text()) == counts
+    # ... and by content on demand
+    run_stage("toy", [str(src)], str(tmp_path / "h"), upper_shard, {**cfg, "hash_inputs": True})
+    manifest = json.loads((tmp_path / "h" / "manifest.json").read_text())
+    assert all(len(i["sha256"]) == 64 for i in manifest["inputs"])
 
 
 def test_second_run_skips_and_different_config_refuses(tmp_path):

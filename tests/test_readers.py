@@ -141,13 +141,22 @@ def test_huge_line_is_bounded(tmp_path):
     assert q.counts == {"line too long": 1}
 
 
-def test_truncated_gzip_always_raises(tmp_path):
-    data = gzip.compress(("문장\n" * 20000).encode())
+def test_truncated_gzip_raises_or_quarantines_the_rest(tmp_path):
+    data = gzip.compress("".join(f"문장 {i}\n" for i in range(20000)).encode())
     p = tmp_path / "cut.txt.gz"
     p.write_bytes(data[: len(data) // 2])
-    for mode in ("raise", "skip"):
-        with pytest.raises(InputError, match="cut.txt.gz: corrupt or truncated"):
-            list(iter_records(p, on_error=mode, quarantine=Quarantine()))
+    with pytest.raises(InputError, match=r"cut.txt.gz:\d+: corrupt or truncated") as e:
+        list(iter_records(p, on_error="raise"))
+    assert "lines read" in str(e.value)
+    # skip mode: the lines before the break are kept, the rest is one counted entry
+    q = Quarantine(tmp_path / "q.jsonl")
+    texts = [r.text for r in iter_records(p, on_error="skip", quarantine=q)]
+    q.close()
+    assert 0 < len(texts) < 20000
+    assert texts == [f"문장 {i}" for i in range(len(texts))]  # no partial last line
+    assert q.counts == {"truncated archive": 1}
+    entry = json.loads((tmp_path / "q.jsonl").read_text())
+    assert entry["line"] == len(texts) + 1 and f"({len(texts)} lines read)" in entry["reason"]
 
 
 def test_empty_file_gives_no_records_and_empty_json_is_an_error(tmp_path):

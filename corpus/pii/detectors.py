@@ -20,13 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpus.pii import places
+from corpus.pii.birthdates import birth_context, birth_date_valid, is_cutoff, lifespan
 from corpus.pii.validators import (
+    DASHES,
     brn_ok,
     crn_ok,
     digits_of,
     ipv4_ok,
     ipv6_ok,
-    is_calendar_date,
     luhn_ok,
     rrn_birth_ok,
     rrn_checksum_ok,
@@ -34,8 +35,9 @@ from corpus.pii.validators import (
 
 Accept = Callable[[str, re.Match, int], "tuple[int, int] | None"]
 
+_DASH = f"[{DASHES}]"
 #: Characters before a digit-led candidate that mean it is part of a larger token.
-_NB = r"(?<![0-9A-Za-z_/\-])"
+_NB = rf"(?<![0-9A-Za-z_/{DASHES}])"
 #: A digit-led candidate must not run on into more digits.
 _NA = r"(?![0-9])"
 _SEP = r"[-. ]"
@@ -117,6 +119,16 @@ _URL_TRAIL = ".,;:!?'\")]}>"
 
 def _accept_url(text: str, m: re.Match, floor: int):
     s, e = _span(m)
+    if m.group() == ".":  # a bare host, anchored on the dot before its "go.kr": grow left
+        start = s
+        while start > floor and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        if start > 0 and text[start - 1] in "@/:":
+            return None  # an e-mail's domain or part of a longer address
+        bare = _BARE_HOST.match(text, start)
+        if bare is None or bare.end() <= s:
+            return None
+        s, e = start, bare.end()
     while e > s and text[e - 1] in _URL_TRAIL:
         # keep a closing bracket that closes one opened inside the URL
         ch = text[e - 1]
@@ -129,10 +141,25 @@ def _accept_url(text: str, m: re.Match, floor: int):
     return s, e
 
 
+_URL_BODY = r"[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
+#: Korean second-level domains: a bare host under them is a web address ("abc.go.kr"), while
+#: a bare "name.ext" is as often a file or code ("config.yaml", "os.path").
+KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
+
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+_BARE_HOST = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
+    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
+)  # fmt: skip
+
+# A bare host is anchored on the dot before its second-level domain (".go.kr"), not on its
+# first letter, so the scan does not try a host at the start of every Latin word.
 register(Detector(
     "url", 2,
-    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]+",
-    "hfw", _accept_url, "web address (with scheme or www.)", gate=("://", "www."),
+    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+"
+    r"|\.(?=" + KR_SLD + r"(?![A-Za-z0-9\-]))",
+    "A-Za-z.", _accept_url, "web address (with scheme or www., or a bare host under .go.kr …)",
+    gate=("://", "www.", ".kr"),
 ))  # fmt: skip
 
 # 3. IP address -----------------------------------------------------------------------------
@@ -186,7 +213,7 @@ register(Detector(
 register(Detector(
     "mobile", 9,
     r"(?:(?<![0-9])\+82[-. ]?(?:\(0\))?1[016789]|" + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
-    r"(?:[-. ]|\)\s?)?[1-9]\d{2,3}[-. ]?\d{4}" + _NA,
+    rf"(?:[{DASHES}. ]|\)\s?)?[1-9]\d{{2,3}}[{DASHES}. ]?\d{{4}}" + _NA,
     "0+(", lambda t, m, f: _span(m), "mobile phone number (010/011/016-019, +82)",
 ))  # fmt: skip
 
@@ -200,11 +227,18 @@ _SERVICE_PREFIXES = frozenset(
 _PHONE_CONTEXT = _context(
     r"전화|문의처|연락처|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
 )
+#: A label right before a local number written without its area code ("연락처: 2345-6789").
+_PHONE_LABEL = re.compile(
+    r"(?:전화|연락처|연락|휴대폰|핸드폰|폰|☎|[Tt][Ee][Ll]|팩스|전송|[Ff][Aa][Xx])\s?(?:번호)?"
+    r"\s?(?:[:：.)]|은|는|:\s?\(?)?\s?$"
+)
 
 
 def _accept_phone(text: str, m: re.Match, floor: int):
     value = m.group()
     s, e = _span(m)
+    if "2" <= value[0] <= "9":  # a local number without area code: only right after a label
+        return (s, e) if _PHONE_LABEL.search(text, max(0, s - 12), s) else None
     if value[0] == "1":  # 15xx-xxxx service number: listed prefixes, or a phone word nearby
         second = int(digits_of(value)[4:])
         year_like = 1000 <= second <= 2100 and second > int(value[:4])
@@ -218,9 +252,11 @@ register(Detector(
     "phone", 10,
     r"(?:(?<![0-9])\+82[-. ]?(?:\(0\))?(?:2|[3-6][1-5]|70)|"
     + _NB + r"\(" + _AREA + r"\)|" + _NB + _AREA + r")"
-    r"(?:[-. ]|\)\s?)?[1-9]\d{2,3}[-. ]?\d{4}" + _NA
-    + r"|" + _NB + r"1(?:5[2-9]|6[0-9]|8[0-9])\d[-. ]\d{4}" + _NA,
-    "0+(1", _accept_phone, "landline, VoIP (070), 050x/080 and 15xx/16xx/18xx service numbers",
+    rf"(?:[{DASHES}. ]|\)\s?)?[1-9]\d{{2,3}}[{DASHES}. ]?\d{{4}}" + _NA
+    + r"|" + _NB + rf"1(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
+    + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA,
+    "0-9+(", _accept_phone,
+    "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers; a labelled local number",
 ))  # fmt: skip
 
 # 6-7. resident and foreigner registration numbers ------------------------------------------
@@ -239,6 +275,14 @@ def _labelled_corporate(text: str, s: int) -> bool:
     return not any(c.isdigit() for c in text[last.end() : s])
 
 
+def _nearest_is_bank(text: str, s: int) -> bool:
+    """True when a bank word stands closer before `s` than any resident-number word."""
+    lo = max(0, s - CONTEXT_BEFORE)
+    bank = [m.end() for m in _BANK_CONTEXT.finditer(text, lo, s)]
+    rrn = [m.end() for m in _RRN_CONTEXT.finditer(text, lo, s)]
+    return bool(bank) and (not rrn or max(bank) > max(rrn))
+
+
 def _make_rrn_accept(sex_digits: str):
     def accept(text: str, m: re.Match, floor: int):
         value = m.group()
@@ -254,6 +298,8 @@ def _make_rrn_accept(sex_digits: str):
             # bare 13-digit strings (barcodes, serials) need the check digit or a context word
             if not near(text, s, e, _RRN_CONTEXT):
                 return None
+            if _nearest_is_bank(text, s):
+                return None  # "주민번호 … 카카오뱅크 7212218676713": the account's own label
         return s, e
 
     return accept
@@ -402,14 +448,18 @@ register(Detector(
 # 14. vehicle plate -------------------------------------------------------------------------
 
 PLATE_LETTERS = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번(?!호)|점|권|회|건|여|승|패|무|%))"
-#: Court case numbers ("2019도1234", "93노1395") share the plate shape.
-_COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판")
+_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번지|점|권|회|건|여|승|패|무|%))"
+#: Court case numbers with a two-digit year ("93노1395") share the two-digit plate shape.
+_COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
 
 
 def _accept_plate(text: str, m: re.Match, floor: int):
     s, e = _span(m)
-    if near(text, s, e, _COURT_CONTEXT):
+    # Case numbers are two-digit years written without spaces ("93노1395"): a three-digit
+    # plate (the 2019 format) or a spaced one is never checked for court words, which are
+    # as common in accident reports ("사건 당시") as in case citations.
+    value = m.group()
+    if not value[2].isdigit() and " " not in value and near(text, s, e, _COURT_CONTEXT):
         return None
     # old-style plates carry a region name: "서울12가3456", "경기 34나 5678"
     head = text[max(floor, s - 3) : s]
@@ -428,7 +478,7 @@ register(Detector(
 # 15. postal address ------------------------------------------------------------------------
 
 _ROAD_TOKEN = re.compile(
-    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?(?:길|가)))?"
+    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가"
 )
 _UNIT_TOKEN = re.compile(
@@ -438,14 +488,32 @@ _POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\
 _ADDRESS_TAIL = re.compile(
     r"(?:-\d{1,4})?(?:번지)?"
     r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}호|,?\s?(?:지하\s?)?\d{1,3}층)*"
-    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:,\s?[가-힣0-9]+)?\))?"
+    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
 #: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
 _COUNTER_AFTER = (
-    r"(?!(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종"
+    r"(?!(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여"
     r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|kg|km|cm|mm|m\b))"
 )
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
+#: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
+_NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
+#: Words of an apartment or office building before a bare "N동 N호" unit.
+_BUILDING = re.compile(
+    r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
+    r"|주공|연립|상가|기숙사"
+)
+
+
+def _accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
+    """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before."""
+    dong = m.group().split("동", 1)[0]
+    s, e = _span(m)
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000동 000호": a mask written with zeros
+    if len(dong) >= 3 or _BUILDING.search(text, max(0, s - 20), s):
+        return s, e
+    return None
 
 
 _TOKEN = re.compile(r"[^\s]+")
@@ -477,16 +545,28 @@ def _tokens_before(text: str, lo: int, s: int) -> list[list]:
 
 
 def _accept_address(text: str, m: re.Match, floor: int):
+    if m.group()[-1] == "호":
+        return _accept_unit(text, m)
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000번길 00": a house number masked with zeros
     s = m.start()
+    if m.end() - s == 1 and text.startswith("가", m.end()):
+        return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
+    if text[s - 1] == "산":  # a mountain lot: "후리 산53-1"
+        s -= 1
     tokens = _tokens_before(text, max(floor, s - 80), s)
     # the road or lot name directly before the number
     if not tokens:
         return None
     road = tokens[-1][2]
+    if len(tokens) >= 2 and (
+        (_SUBROAD.fullmatch(road) and tokens[-2][2].endswith(("로", "길")))  # 중앙로 3번길
+        or (road in ("길", "번길") and _NUMBERED_ROAD.search(tokens[-2][2]))  # 서동로99번 길
+    ):
+        road = tokens[-2][2] + " " + road
+        tokens[-2:] = [[tokens[-2][0], tokens[-1][1], road]]
     if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로") or road in places.NOT_LOTS:
         return None
-    if len(tokens) >= 2 and _SUBROAD.fullmatch(road) and tokens[-2][2].endswith(("로", "길")):
-        tokens[-2:] = [[tokens[-2][0], tokens[-1][1], tokens[-2][2] + " " + road]]  # 중앙로 3번길
     units: list[str] = []
     start = tokens[-1][0]
     for t0, _, tok in reversed(tokens[:-1]):
@@ -514,61 +594,22 @@ def _accept_address(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "address", 16,
-    r"(?<![0-9])\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d))\d{0,4}(?:-\d{1,4})?"
-    r"(?![0-9]|[.,]\d|번?길|가)" + _COUNTER_AFTER,
-    "0-9", _accept_address, "road-name or lot-number address (with postal code when present)",
+    r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d))"
+    r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
+    + r"|\d{1,4}동\s?\d{1,5}호)",
+    "0-9", _accept_address,
+    "road-name or lot-number address (with postal code when present); apartment unit N동 N호",
 ))  # fmt: skip
 
 # 16. date of birth -------------------------------------------------------------------------
 
-#: Labels that may stand a few words before the date ("생년월일은 1990.3.5").
-_BIRTH_LABEL = _context(r"생년월일|(?<![발재회위])생일|D\.?O\.?B|[Bb]irth")
-#: Words that must touch the date: "출생 1990.3.5", "생: 900305".
-_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생)\s?[:：]?\s?$")
-_BIRTH_AFTER = re.compile(
-    r"\s?(?:생(?![을애활산명전존사로])|출생|에\s?(?:태어|출생)|태생|탄생(?!시))"
-)
-_SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
-
-
-_DIGIT_RUN = re.compile(r"\d+")
-
-
-def _date_fields(value: str) -> tuple[str, str, str] | None:
-    parts = _DIGIT_RUN.findall(value)
-    if len(parts) == 3:
-        return parts[0], parts[1], parts[2]
-    if len(parts) == 1 and len(parts[0]) in (6, 8):
-        d = parts[0]
-        return (d[:-4], d[-4:-2], d[-2:])
-    return None
-
-
-def birth_date_valid(value: str) -> bool:
-    fields = _date_fields(value)
-    if fields is None:
-        return False
-    y, mo, d = fields
-    if len(y) == 2:
-        return any(is_calendar_date(c + int(y), int(mo), int(d)) for c in (1900, 2000))
-    return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
-
-
-def _birth_context(text: str, s: int, e: int) -> bool:
-    if _BIRTH_AFTER.match(text, e) or _BIRTH_TIGHT_BEFORE.search(text, max(0, s - 6), s):
-        return True
-    lo = max(0, s - 20)
-    for b in _SENTENCE_END.finditer(text, lo, s):  # the label must be in the same sentence
-        lo = b.end()
-    return _BIRTH_LABEL.search(text, lo, s) is not None
-
 
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
-    s, e = _span(m)
-    if not _birth_context(text, s, e) or not birth_date_valid(m.group()):
-        return None
-    return s, e
+    s, e = m.span()
+    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, s, e):
+        return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
+    return (s, e) if birth_date_valid(m.group()) else None
 
 
 register(Detector(

@@ -15,14 +15,16 @@ rejects, is drawn again.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import random
 import re
 import string
 from collections.abc import Callable, Iterable
 
-from corpus.pii import places
+from corpus.pii.addresses import generate_address, plain_address
 from corpus.pii.detectors import DL_REGIONS, PLATE_LETTERS, REGISTRY
+from corpus.pii.particles import final_class
 from corpus.pii.scan import Scanner, Span
 from corpus.pii.validators import (
     SEX_DIGIT_CENTURY,
@@ -55,6 +57,25 @@ def _scramble(value: str, rng: random.Random, keep: int = 0, hexdigits: bool = F
         else:
             out.append(c)
     return "".join(out)
+
+
+_LETTERS_BY_CLASS = {"L": "lr", "C": "mn", "V": "abcdefghijkopqstuvwxyz"}
+
+
+def _final_letter_as(value: str, sound: str | None, rng: random.Random) -> str:
+    """`value` with its last sounding character, if a Latin letter, redrawn in class `sound`.
+
+    Letters carry no check digit, so a URL path or e-mail that ends in a letter
+    gets the particle class of the original directly instead of by rejection.
+    """
+    for i in range(len(value) - 1, -1, -1):
+        c = value[i]
+        if c.isascii() and c.isalpha() and sound in _LETTERS_BY_CLASS:
+            new = rng.choice(_LETTERS_BY_CLASS[sound])
+            return value[:i] + (new.upper() if c.isupper() else new) + value[i + 1 :]
+        if c.isalnum():
+            return value  # a digit or Hangul: redrawn by the caller
+    return value
 
 
 def _put_digits(value: str, digits: str) -> str:
@@ -135,6 +156,8 @@ _PHONE_HEAD = re.compile(
 
 
 def gen_phone(value: str, rng: random.Random) -> str:
+    if "2" <= value[0] <= "9":  # a local number without area code: no leading 0 or 1
+        return rng.choice("23456789") + _scramble(value[1:], rng)
     if value[0] == "1":  # service number: keep the prefix; never a year-like second half
         rest = _scramble(value[4:], rng)
         return value[:4] + re.sub(r"\d", lambda _: rng.choice("3456789"), rest, count=1)
@@ -257,30 +280,9 @@ def _same_width_number(orig: str, rng: random.Random, top: int) -> str:
     return str(rng.randint(10, top))
 
 
-_ADDR_TAIL = re.compile(r"[\s,]*(?:-\d|번지|\d|\(|지하)")
-
-
 def gen_address(value: str, rng: random.Random) -> str:
-    """Another plausible address with the same parts (postal code, road or lot, detail)."""
-    postal = re.match(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)", value)
-    prefix = ""
-    if postal:
-        prefix = _scramble(postal.group(1), rng) + postal.group(2)
-    province, shorts = rng.choice(places.PROVINCES)
-    province_name = rng.choice((province, shorts[0])) if len(shorts) else province
-    district = rng.choice(places.DISTRICTS[province])
-    lot = bool(re.search(r"[가-힣](?:동|리|가)\d*(?:가)? \d", value)) and not re.search(
-        r"[가-힣](?:로|길)(?:\s?\d{1,4}번?(?:길|가))? ?\d", value
-    )
-    name = rng.choice(places.LOTS if lot else places.ROADS)
-    # the house number and everything after it: digits redrawn, parenthesised dong renamed
-    num = re.search(r"(?<=[로길동리가]) ?(\d[\s\S]*)$", value)
-    tail = num.group(1) if num else str(rng.randint(1, 300))
-    tail = _scramble(tail, rng)
-    tail = re.sub(r"^0", lambda _: rng.choice("123456789"), tail)
-    tail = re.sub(r"\([가-힣0-9]+(?:동|가|리)", lambda _: "(" + rng.choice(places.LOTS), tail)
-    parts = [p for p in (province_name, district, name) if p]
-    return prefix + " ".join(parts) + " " + tail
+    """Another address with the same parts, drawn whole (`corpus.pii.addresses`)."""
+    return generate_address(value, rng)
 
 
 GENERATORS: dict[str, Callable[[str, random.Random], str]] = {
@@ -309,7 +311,7 @@ _PROBE_CONTEXT = {
     "rrn": "주민번호 ", "frn": "외국인등록번호 ", "passport": "여권번호 ",
     "driver_license": "운전면허 ", "brn": "사업자등록번호 ", "crn": "법인등록번호 ",
     "bank_account": "계좌번호 ", "card": "카드 ", "birth_date": "생년월일 ",
-    "address": "주소 ", "phone": "전화 ",
+    "address": "아파트 주소 ", "phone": "전화 ",
 }  # fmt: skip
 _PROBE_SCANNER = Scanner()
 
@@ -332,19 +334,27 @@ def _own_claim(kind: str, candidate: str) -> bool:
 class Pseudonymizer:
     """Replaces every detected value with a deterministic same-shape pseudonym.
 
-    ``seed`` keys the hash: keep it secret when releasing a corpus, since anyone
-    holding it could test guesses of original values against the pseudonyms.
+    ``seed`` keys the hash. For a released corpus it is a secret key of at least
+    128 random bits (``bytes``, see `corpus.pseudonym_key`): anyone holding it
+    could test guesses of original values against the pseudonyms. An ``int``
+    seed is a low-entropy key for tests and examples only.
     """
 
     def __init__(
-        self, seed: int = 0, types: Iterable[str] | None = None, cache_size: int = 200_000
+        self, seed: int | bytes = 0, types: Iterable[str] | None = None, cache_size: int = 200_000
     ):
         self.scanner = Scanner(types)
         self.types = self.scanner.types
-        self.seed = seed
-        self._key = hashlib.blake2b(f"corpus.pii seed {seed}".encode(), digest_size=32).digest()
+        if isinstance(seed, bytes):
+            self.seed = None  # never kept in clear on the object (reprs, pickles of state)
+            self._key = hashlib.blake2b(seed, digest_size=32, person=b"corpus.pii key").digest()
+        else:
+            self.seed = seed
+            self._key = hashlib.blake2b(f"corpus.pii seed {seed}".encode(), digest_size=32).digest()
         self._cache: dict[tuple[str, str], str] = {}
         self._cache_size = cache_size
+        #: Values per type that needed `_fallback` (no draw passed the checks).
+        self.fallbacks: collections.Counter[str] = collections.Counter()
 
     def _rng(self, kind: str, value: str, attempt: int) -> random.Random:
         h = hashlib.blake2b(
@@ -353,26 +363,67 @@ class Pseudonymizer:
         return random.Random(int.from_bytes(h.digest(), "big"))
 
     def pseudonym(self, kind: str, value: str) -> str:
-        """The pseudonym of `value` (of type `kind`): deterministic, valid, never `value`."""
+        """The pseudonym of `value` (of type `kind`): deterministic, valid, never `value`.
+
+        The pseudonym ends in a sound of the same class as the original's last
+        character (`corpus.pii.particles.final_class`), so the particle after it
+        (로/으로, 이/가, 은/는, 을/를, 과/와, 이다) still agrees. A value the generator
+        cannot change (everything that identifies it is already masked with ``*``,
+        as in ``https://www.***``) is left as it is.
+        """
         key = (kind, value)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         gen = GENERATORS[kind]
+        sound = final_class(value)
         out = None
+        unchanged = 0
         for attempt in range(_MAX_TRIES):
             candidate = gen(value, self._rng(kind, value, attempt))
-            if candidate != value and _own_claim(kind, candidate):
+            if candidate == value:
+                unchanged += 1
+                continue
+            if final_class(candidate) != sound:
+                rng = self._rng(kind + ":final", value, attempt)
+                candidate = _final_letter_as(candidate, sound, rng)
+            if (
+                candidate != value
+                and final_class(candidate) == sound
+                and _own_claim(kind, candidate)
+            ):
                 out = candidate
                 break
-        if out is None:  # no valid draw: still never leak the original
-            for attempt in range(_MAX_TRIES, 2 * _MAX_TRIES):
-                out = _scramble(value, self._rng(kind, value, attempt))
-                if out != value:
-                    break
+        if out is None:
+            if unchanged == _MAX_TRIES:
+                out = value  # already masked: nothing left to replace
+            else:  # no valid draw: a fallback that still never leaks the original
+                self.fallbacks[kind] += 1
+                out = self._fallback(kind, value, sound)
         if len(self._cache) >= self._cache_size:
             self._cache.clear()
         self._cache[key] = out
+        return out
+
+    def _fallback(self, kind: str, value: str, sound: str | None) -> str:
+        """A replacement when no draw passed the checks; keeps no name or digit of `value`.
+
+        An address becomes a plain gazetteer address (never the original street or
+        district); a URL keeps its scheme and ``www.``; anything else has every
+        letter and digit redrawn. The particle class is kept when a draw allows it.
+        """
+        out = value
+        for attempt in range(_MAX_TRIES, 2 * _MAX_TRIES):
+            rng = self._rng(kind, value, attempt)
+            if kind == "address":
+                out = plain_address(rng)
+            elif kind == "url":
+                head = re.match(r"(?:(?:https?|ftp)://)?(?:www\.)?", value).group()
+                out = head + _scramble(value[len(head) :], rng)
+            else:
+                out = _scramble(value, rng)
+            if out != value and final_class(out) == sound:
+                break
         return out
 
     def salted_hash(self, value: str) -> str:

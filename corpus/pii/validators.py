@@ -10,6 +10,10 @@ from __future__ import annotations
 import datetime
 import ipaddress
 
+#: Dashes written between digit groups (hyphen-minus, hyphen, en dash, em dash, minus
+#: sign), escaped for a regex character class.
+DASHES = r"\-\u2010\u2013\u2014\u2212"
+
 _RRN_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
 _BRN_WEIGHTS = (1, 3, 7, 1, 3, 7, 1, 3, 5)
 

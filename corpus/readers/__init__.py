@@ -4,8 +4,8 @@ Formats (``fmt``): ``text`` (one sentence or document per line), ``records``
 / ``jsonl`` (our corpus records, or JSON Lines with a text field),
 ``wikiextractor`` (``<doc id url title>`` blocks), ``petitions`` (the
 petitions archive), ``csv`` and ``tsv`` (by ``column``). ``auto`` picks one
-from the file name and its first non-blank line. ``.gz`` and ``.zst`` are
-decompressed transparently.
+from the file name and its first non-blank line. Compressed files (gzip, zstd,
+xz, bzip2: recognised by their first bytes) are decompressed transparently.
 
     >>> for rec in iter_records("kowiki/AA/wiki_00"):
     ...     print(rec.id, rec.text[:20])
@@ -23,7 +23,7 @@ from functools import partial
 from corpus.readers import jsonl, petitions, plaintext, tabular, wikiextractor
 from corpus.readers.base import ReadOptions, default_source, file_key
 from corpus.records import REQUIRED_FIELDS, CorpusRecord
-from corpus.textio import InputError, OnError, Quarantine, iter_lines
+from corpus.textio import COMPRESSED_SUFFIXES, InputError, OnError, Quarantine, iter_lines
 
 READERS = {
     "text": plaintext.read,
@@ -41,7 +41,7 @@ _SKIP_NAMES = {"README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "SHA256SUMS"
 
 def _bare_name(path: str) -> str:
     name = os.path.basename(path)
-    for suffix in (".gz", ".zst"):
+    for suffix in COMPRESSED_SUFFIXES:
         name = name.removesuffix(suffix)
     return name
 
@@ -174,14 +174,19 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def reader_config(args: argparse.Namespace) -> dict:
-    """The reader options of parsed CLI arguments, as the JSON-able part of a stage config."""
+    """The reader and input-handling options of parsed CLI arguments, for a stage config."""
     column = args.column
-    return {
+    config = {
         "format": args.format,
         "on_error": args.on_error,
         "text_field": args.text_field,
         "column": int(column) if column and column.isdigit() else column,
     }
+    # input handling options of `corpus.executor.add_executor_arguments`, where present
+    for key in ("max_quarantine_rate", "shard_bytes", "hash_inputs"):
+        if getattr(args, key, None) is not None:
+            config[key] = getattr(args, key)
+    return config
 
 
 __all__ = [

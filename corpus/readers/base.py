@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import collections
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from corpus.textio import OnError, Quarantine
-
-_COMPRESSED = (".gz", ".zst")
+from corpus.textio import COMPRESSED_SUFFIXES, ByteRange, OnError, Quarantine, iter_lines
 
 
 def file_key(path: str | os.PathLike) -> str:
@@ -19,7 +18,7 @@ def file_key(path: str | os.PathLike) -> str:
     while files of the same name in sibling folders stay distinct.
     """
     p = os.path.normpath(os.fspath(path))
-    for suffix in _COMPRESSED:
+    for suffix in COMPRESSED_SUFFIXES:
         if p.endswith(suffix):
             p = p[: -len(suffix)]
     parent = os.path.basename(os.path.dirname(p))
@@ -44,6 +43,23 @@ class ReadOptions:
     on_error: OnError = "raise"
     quarantine: Quarantine | None = None
     skipped: collections.Counter = field(default_factory=collections.Counter)
+    #: Read only the lines starting in this byte range of the file (a shard of a large file).
+    byte_range: ByteRange | None = None
+    #: Read this file instead of the named one (a chunk of a large compressed file), whose
+    #: first line is line `first_line` of the named file; ids and errors name the named file.
+    physical_path: str | None = None
+    first_line: int = 1
+
+    def lines(self, path: str) -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of the good lines of `path` (or of its range or chunk)."""
+        return iter_lines(
+            self.physical_path or path,
+            on_error=self.on_error,
+            quarantine=self.quarantine,
+            byte_range=self.byte_range,
+            name=path,
+            first_line=self.first_line,
+        )
 
     def source_for(self, path: str) -> str:
         return self.source or default_source(path)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
 from corpus.records import REQUIRED_FIELDS, CorpusRecord
-from corpus.textio import InputError, handle, iter_lines
+from corpus.textio import InputError, handle
 
 #: Text fields tried, in order, when the caller names none.
 DEFAULT_TEXT_FIELDS = ("text", "content", "review", "document", "sentence", "body")
@@ -64,7 +64,7 @@ def to_record(obj: dict, path: str, lineno: int, opts: ReadOptions) -> CorpusRec
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    for lineno, line in iter_lines(path, on_error=opts.on_error, quarantine=opts.quarantine):
+    for lineno, line in opts.lines(path):
         if not line.strip():
             opts.count("blank_line")
             continue

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from corpus.readers.base import ReadOptions
 from corpus.readers.jsonl import parse_object
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle, iter_lines
+from corpus.textio import InputError, handle
 
 FIELDS = ("petition_idx", "content")
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    for lineno, line in iter_lines(path, on_error=opts.on_error, quarantine=opts.quarantine):
+    for lineno, line in opts.lines(path):
         if not line.strip():
             opts.count("blank_line")
             continue

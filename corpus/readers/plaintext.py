@@ -6,13 +6,12 @@ from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
 from corpus.records import CorpusRecord
-from corpus.textio import iter_lines
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
     """One record per non-blank line; id ``<file key>:<line>``."""
     key = file_key(path)
-    for lineno, line in iter_lines(path, on_error=opts.on_error, quarantine=opts.quarantine):
+    for lineno, line in opts.lines(path):
         if not line.strip():
             opts.count("blank_line")
             continue

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle, iter_lines
+from corpus.textio import InputError, handle
 
 
 def _rows(path: str, opts: ReadOptions, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Yields (starting line, fields) per row, following multi-line quoted CSV fields."""
-    lines = iter_lines(path, on_error=opts.on_error, quarantine=opts.quarantine)
+    lines = opts.lines(path)
     state = {"lineno": 0}
 
     def feed() -> Iterator[str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle, iter_lines
+from corpus.textio import InputError, handle
 
 DOC_OPEN = re.compile(r'^<doc id="([^"]+)"(?: url="([^"]*)")?(?: title="([^"]*)")?[^>]*>\s*$')
 DOC_CLOSE = "</doc>"
@@ -38,7 +38,7 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
     doc: dict | None = None
     start = 0
     lines: list[str] = []
-    for lineno, line in iter_lines(path, on_error=opts.on_error, quarantine=opts.quarantine):
+    for lineno, line in opts.lines(path):
         if line.startswith("<doc "):
             m = DOC_OPEN.match(line)
             if m is None:

@@ -1,0 +1,127 @@
+"""Address pseudonyms, drawn whole from the gazetteer, with the parts of the original.
+
+An address found by the detector (`corpus.pii.detectors`, type ``address``) is
+read into its parts: an optional postal code, the administrative units
+(province, district, 읍/면), a road name with an optional numbered branch
+(``테헤란로 12길``, ``서동로99번 길``) or a neighbourhood (``역삼동``, ``종로5가``,
+``후리``), the house or lot number (``21-1``, ``산53-1``) and the detail after it
+(``번지``, ``, 101동 1203호``, `` 4층``, `` (역삼동)``). A bare apartment unit
+(``302동 1102호``) is a part of its own.
+
+The pseudonym is drawn whole: a province, one of its districts, and a road or
+neighbourhood of that district from `corpus.pii.places.GAZETTEER`, so the result
+is consistent and names nothing of the original; the numbers are redrawn with
+the same number of digits; the detail keeps its shape. Each unit appears once.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from corpus.pii import places
+
+_POSTAL = re.compile(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)")
+_UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
+#: The road (with its numbered branch) or neighbourhood and the number after it.
+_CORE = re.compile(
+    r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))(?P<branch>\s?\d{1,4}번?\s?길)?"
+    r"\s?(?P<num>산?\d{1,5}(?:-\d{1,4})?)(?![0-9가]|번?\s?길)"
+    r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)\d*가?)"
+    r"\s?(?P<lnum>산?\d{1,5}(?:-\d{1,4})?)(?![0-9])"
+)
+_PAREN_LOT = re.compile(r"\((?:[가-힣0-9]+(?:동|가|리))")
+_PAREN_NAME = re.compile(r",\s?[가-힣0-9]+\)")
+_PROVINCE_NAMES = {full: full for full, _ in places.PROVINCES} | {
+    short: full for full, shorts in places.PROVINCES for short in shorts
+}
+
+
+def _redraw_digits(text: str, rng: random.Random) -> str:
+    """Every digit redrawn; the first digit of each number never 0 (no "07동")."""
+    out = []
+    prev_digit = False
+    for c in text:
+        if "0" <= c <= "9":
+            out.append(rng.choice("0123456789" if prev_digit else "123456789"))
+            prev_digit = True
+        else:
+            out.append(c)
+            prev_digit = False
+    return "".join(out)
+
+
+def _units(head: str) -> tuple[str | None, bool]:
+    """(the province as written or None, whether a district-level unit is present)."""
+    province = None
+    district = False
+    for tok in head.split():
+        if tok in _PROVINCE_NAMES or tok.endswith(("특별시", "광역시", "특별자치시", "특별자치도")):
+            province = province or tok
+        elif tok.endswith(("도",)) and len(tok) >= 3 and province is None:
+            province = tok
+        elif tok.endswith(("시", "군", "구")):
+            district = True
+    return province, district
+
+
+def draw_place(rng: random.Random) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
+    """(province, district, its roads, its neighbourhoods), drawn from the gazetteer."""
+    province = rng.choice(sorted(places.GAZETTEER))
+    district = rng.choice(sorted(places.GAZETTEER[province]))
+    roads, lots = places.GAZETTEER[province][district]
+    return province, district, roads, lots
+
+
+def _province_as(written: str, province: str, rng: random.Random) -> str:
+    """The drawn province in the style of the original (full name or a short one)."""
+    full = _PROVINCE_NAMES.get(written, written)
+    if written == full:
+        return province
+    shorts = dict(places.PROVINCES)[province]
+    return rng.choice(shorts) if shorts else province
+
+
+def generate_address(value: str, rng: random.Random) -> str:
+    """Another address with the parts of `value`, drawn whole (see the module docstring)."""
+    prefix = ""
+    rest = value
+    postal = _POSTAL.match(value)
+    if postal:
+        prefix = _redraw_digits(postal.group(1), rng) + postal.group(2)
+        rest = value[postal.end() :]
+    if _UNIT_ONLY.fullmatch(rest):
+        return prefix + _redraw_digits(rest, rng)
+    core = _CORE.search(rest)
+    if core is None:
+        return prefix + plain_address(rng)
+    province, district, roads, lots = draw_place(rng)
+    written_province, has_district = _units(rest[: core.start()])
+    parts = []
+    if written_province:
+        parts.append(_province_as(written_province, province, rng))
+    if district and (has_district or not written_province):
+        parts.append(district)
+    if core.group("road"):
+        name = rng.choice(roads)
+        branch = core.group("branch") or ""
+        if branch:
+            branch = re.sub(r"\d+", lambda _: str(rng.randint(1, 99)), branch)
+        number = core.group("num")
+        sep = rest[core.end("branch") if branch else core.end("road") : core.start("num")]
+        parts.append(name + branch + sep + _redraw_digits(number, rng))
+    else:
+        number = core.group("lnum")
+        sep = rest[core.end("lot") : core.start("lnum")]
+        parts.append(rng.choice(lots) + sep + _redraw_digits(number, rng))
+    tail = _redraw_digits(rest[core.end() :], rng)
+    tail = _PAREN_LOT.sub(lambda _: "(" + rng.choice(lots), tail)
+    tail = _PAREN_NAME.sub(")", tail)  # "(달동, 티타워)": the building's name is dropped
+    return prefix + " ".join(parts) + tail
+
+
+def plain_address(rng: random.Random) -> str:
+    """A plain road address from the gazetteer: "부산광역시 수영구 광안해변로 219"."""
+    province, district, roads, _ = draw_place(rng)
+    parts = [province, district, rng.choice(roads), str(rng.randint(1, 399))]
+    return " ".join(p for p in parts if p)

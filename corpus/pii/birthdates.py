@@ -1,0 +1,166 @@
+"""When a date is a date of birth: the context rules of the ``birth_date`` detector.
+
+A date in running text is a date of birth only in context: a label before it
+(생년월일, 생일, DOB), a birth word touching it (``출생 1990.3.5``, ``1985년 7월 2일생``,
+``출생한 1963년 4월 8일``), a birth verb later in the same sentence with no other
+date in between (``1980년 3월 28일 서울에서 태어났다``), or the encyclopedic lead of
+a person (``이름(李名, 1974년 7월 2일 ~ )``, ``(1932년 1월 5일 ~ 2016년 2월 19일)``).
+Not: a cut-off date (``1980년 1월 1일생 이후``), a celebrated birthday (``75세 생일인``),
+a word that only starts with 생 (생태계, 생성, 생방송), a reign or term (``재위: … ~ )``),
+the lifespan of an organisation or event (``임시정부(1919년 4월 11일 ~ …)``).
+
+Policy (docs/pii.md): dates of birth from 1900 on are personal data wherever they
+stand, public figures' included, so an article's lead and its body are treated alike.
+"""
+
+from __future__ import annotations
+
+import re
+
+from corpus.pii.validators import DASHES, is_calendar_date
+
+#: Labels that may stand a few words before the date ("생년월일은 1990.3.5"). A birthday
+#: that is celebrated ("75세 생일인", "생일 파티") dates the party, not the birth.
+_BIRTH_LABEL = re.compile(
+    r"생년월일|생일(?<![발재회위]생일)(?<![세살째회] 생일)"  # lookbehinds after the literal: cheap
+    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
+)
+#: Words that must touch the date: "출생 1990.3.5", "생: 900305", "출생한 1963년 4월 8일".
+_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：]?\s?$")
+#: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다"; never 생태계,
+#: 생성, 생방송), 출생, 에 태어나.
+_BIRTH_AFTER = re.compile(
+    r"\s?(?:생(?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
+    r"(?![가-힣])|(?![가-힣]))|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생)"
+)
+#: A date that bounds a group ("1980년 1월 1일생 이후", "…생부터"): a cut-off, not a birth.
+_COHORT_AFTER = re.compile(
+    r"\s?(?:생|출생(?:자|아)?)?\s?(?:이후|이전|부터|까지|이상|이하|미만|초과|전후|[~∼〜])"
+)
+_COHORT_BEFORE = re.compile(r"(?:생|출생)?\s?(?:부터|이후|이전)\s?$")
+#: Later in the same sentence: "1980년 3월 28일 서울특별시 서초구에서 … 태어났다".
+#: Finite or connective forms only: not "태어났을 당시" (a star's "birth" in an astronomy text).
+_BORN_LATER = re.compile(
+    r"태어났(?!을)|태어나셨|태어나(?:서)?(?=[\s,])|출생했(?!을)|출생하였(?!을)"
+)
+_BORN_WORD = re.compile(r"태어|출생")
+_DATE_WORD = re.compile(r"\d\s?(?:년|월|일)")
+_RANGE_BEFORE = re.compile(r"[~∼〜" + DASHES + r"]\s?$")
+_SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
+#: A lifespan after the date, closing the parenthesis: " ~ )" (living) or " ~ 2016년 2월 19일)".
+_LIFESPAN = re.compile(
+    r"\s?(?:\(음력[^()]{0,16}\))?\s?[~∼〜" + DASHES + r"]\s?"
+    r"(?:\)|(?P<death>\d{4})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일\s?(?:\(음력[^()]{0,16}\))?\s?,?\s?\))"
+)
+_LIFESPAN_FIRST = frozenset(" (~∼〜-\u2010\u2013\u2014\u2212")
+#: Words in the parenthesis before the date that make the range a term, not a life.
+_TERM_WORDS = re.compile(r"재위|재임|임기|집권|재직|활동|기간|시행|운영|방송|개최|존속")
+#: The name before an encyclopedic parenthesis that belongs to an organisation or event, or
+#: a title whose parenthesis gives the term of office ("류아무 총장(2019년 8월 1일 ~ )").
+_ENTITY_NAME = re.compile(
+    r"(?:정부|제국|왕국|왕조|공화국|연방|시대|전쟁|사건|운동|혁명|회담|회의|조약|협정|대회|올림픽"
+    r"|월드컵|리그|시즌|위원회|협회|재단|학회|연맹|연합|정당|사단|부대|방송|프로그램|드라마|시리즈"
+    r"|잡지|신문|기관|학교|대학교|대학|회사|은행|기업|그룹|노선|철도|공항|항구|조직|단체|정권|내각"
+    r"|총장|회장|대표|위원장|감독|장관|원장|사장|이사장|의장|교장|총리|단장|관장|소장|청장)$"
+)
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def _date_fields(value: str) -> tuple[str, str, str] | None:
+    parts = _DIGIT_RUN.findall(value)
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    if len(parts) == 1 and len(parts[0]) in (6, 8):
+        d = parts[0]
+        return (d[:-4], d[-4:-2], d[-2:])
+    return None
+
+
+def birth_date_valid(value: str) -> bool:
+    fields = _date_fields(value)
+    if fields is None:
+        return False
+    y, mo, d = fields
+    if len(y) == 2:
+        return any(is_calendar_date(c + int(y), int(mo), int(d)) for c in (1900, 2000))
+    return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
+
+
+def birth_context(text: str, s: int, e: int) -> bool:
+    if _BIRTH_AFTER.match(text, e) or _BIRTH_TIGHT_BEFORE.search(text, max(0, s - 8), s):
+        return True
+    lo = max(0, s - 20)
+    for b in _SENTENCE_END.finditer(text, lo, s):  # the label must be in the same sentence
+        lo = b.end()
+    if _BIRTH_LABEL.search(text, lo, s) is not None:
+        return True
+    # a birth verb later in the same sentence, with no other date in between; not for the
+    # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
+    hi = min(len(text), e + 200)
+    if _BORN_WORD.search(text, e, hi) is None:
+        return False  # the common case, before the sentence is looked at
+    if _RANGE_BEFORE.search(text, max(0, s - 3), s):
+        return False
+    end = _SENTENCE_END.search(text, e, hi)
+    hi = end.start() if end else hi
+    later = _BORN_LATER.search(text, e, hi)
+    return later is not None and not _DATE_WORD.search(text, e, later.start())
+
+
+def _open_paren(text: str, s: int, reach: int = 60) -> int:
+    """The position of the unclosed ``(`` that `s` is inside (within `reach`), or -1."""
+    depth = 0
+    for i in range(s - 1, max(-1, s - reach - 1), -1):
+        c = text[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif c == "\n":
+            break
+    return -1
+
+
+def lifespan(text: str, s: int, e: int) -> bool:
+    """The encyclopedic lead of a person: "이름(李名, 1974년 7월 2일 ~ )", "(… ~ 2016년 2월 19일)".
+
+    The date opens the parenthesis (after nothing, or after names and a comma), a
+    range mark follows and the parenthesis closes, at once or after a second full
+    date within 125 years. A term ("재위: …") or a name that belongs to an
+    organisation or event ("…정부(", "…대회(") is not a life.
+    """
+    if text[e : e + 1] not in _LIFESPAN_FIRST:
+        return False  # most dates go on with a particle or a comma
+    life = _LIFESPAN.match(text, e)
+    if life is None:
+        return False
+    if "년" not in text[s:e]:
+        return False  # leads write "1974년 7월 2일"; "(2019. 8. 1. ~ )" is a term of office
+    if life.group("death"):
+        born, died = int(text[s : s + 4]), int(life.group("death"))
+        if not 1 <= died - born <= 125:
+            return False  # "(1905년 6월 10일~1905년 11월 …)": a period, not a life
+    p = _open_paren(text, s)
+    if p < 0:
+        return False
+    inside = text[p + 1 : s].strip(" .")  # "(, . 1968년 8월 4일 ~ )": an empty name slot
+    if (inside and not inside.endswith(",")) or _TERM_WORDS.search(inside):
+        return False
+    name = text[max(0, p - 12) : p].rstrip().split(" ")[-1]
+    # a country or state ("베트남국("): 국 ends a 2-3 syllable Korean given name, not 4+
+    return not (_ENTITY_NAME.search(name) or (len(name) >= 4 and name.endswith("국")))
+
+
+def is_cutoff(text: str, s: int, e: int) -> bool:
+    """True when the date `text[s:e]` bounds a group of people, not one person's birth.
+
+    "1980년 1월 1일생 이후", "…생부터", and the other end of such a range:
+    "1924년 9월 1일생부터 1925년 8월 31일생까지".
+    """
+    if _COHORT_AFTER.match(text, e) and not _LIFESPAN.match(text, e):
+        return True
+    return _COHORT_BEFORE.search(text, max(0, s - 5), s) is not None
