@@ -6,8 +6,10 @@
 Everything after ``--`` is passed to ``python -m tokenizer.train`` (``--force`` and
 ``--tmp-dir`` are added). The training runs in a child process; this process
 polls every 0.2 s the resident memory of the whole process tree (training
-process plus its Mecab workers) and the size of the temporary folder, and
-reads the child's own peak RSS from ``wait4``. One JSON line per run is
+process plus its Mecab workers; the mapped Mecab dictionary counts once per
+process), the training process's own peak (VmHWM) and the size of the
+temporary folder; ``wait4``'s peak is also kept (on Linux it includes this
+process's size at fork time). One JSON line per run is
 appended to ``--json``: wall time, the count/segment/train split from the
 log, the peaks, the text trained on and the alphabet report from
 ``train_stats.json``. Numbers depend on the machine and its load.
@@ -51,6 +53,18 @@ def _tree_rss(root: int) -> int:
     return total
 
 
+def _hwm_kb(pid: int) -> int:
+    """VmHWM (peak resident KB) of one process's current address space; 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def _dir_bytes(path: str) -> int:
     total = 0
     for root, _, files in os.walk(path):
@@ -74,6 +88,7 @@ def run(train_args: list[str], label: str) -> dict:
     def poll() -> None:
         while not done.is_set():
             peaks["tree"] = max(peaks["tree"], _tree_rss(proc.pid))
+            peaks["main_hwm"] = max(peaks.get("main_hwm", 0), _hwm_kb(proc.pid))
             peaks["disk"] = max(peaks["disk"], _dir_bytes(tmp))
             done.wait(0.2)
 
@@ -103,7 +118,8 @@ def run(train_args: list[str], label: str) -> dict:
         "count_s": float(m.group(1)) if m else None,
         "segment_s": float(m.group(2)) if m else None,
         "train_s": float(m.group(3)) if m else None,
-        "peak_rss_main_mb": round(usage.ru_maxrss / 1024, 1),
+        "peak_rss_main_mb": round(peaks.get("main_hwm", 0) / 1024, 1),
+        "peak_rss_main_wait4_mb": round(usage.ru_maxrss / 1024, 1),
         "peak_rss_tree_mb": round(peaks["tree"] / 2**20, 1),
         "peak_temp_disk_mb": round(peaks["disk"] / 1e6, 1),
         "alphabet": stats.get("alphabet"),

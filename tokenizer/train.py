@@ -83,7 +83,7 @@ class EmptyCorpusError(ValueError):
 def _is_path(x: object) -> bool:
     if isinstance(x, os.PathLike):
         return True
-    if not isinstance(x, str) or not x or "\n" in x or len(x) > 4096:
+    if not isinstance(x, str) or not x or "\n" in x or len(x) > 4096 or x in (".", ".."):
         return False
     return os.path.exists(x) or (any(c in x for c in "*?[") and bool(glob.glob(x)))
 
@@ -431,7 +431,8 @@ def train_tokenizer(
     a uniform random sample of about `sample_bytes` of the text, drawn by
     `seed` (None: all of it; see `Inputs`). The alphabet covers `coverage` of
     the character occurrences plus the `base_chars` set (`tokenizer.alphabet`);
-    units seen fewer than `min_unit_count` times are left out before BPE.
+    units seen fewer than `min_unit_count` times are left out before BPE (never
+    more than `min_frequency` allows: with 1, nothing is pruned).
     `tmp_dir` holds sentencepiece's word file (the BPE methods need none).
     Work is skipped when `output_dir/manifest.json` matches the inputs and
     config. Raises `EmptyCorpusError` for an empty corpus, FileNotFoundError
@@ -512,7 +513,10 @@ def train_tokenizer(
             base_chars=base_chars,
             vocab_size=vocab_size,
         )
-        kept, trainer_chars, dropped = _prune_units(units, chosen, min_unit_count)
+        # --min-frequency 1 asks for merges seen once: pruning single units would contradict it
+        kept, trainer_chars, dropped = _prune_units(
+            units, chosen, min(min_unit_count, min_frequency)
+        )
         extra["units"] = {"distinct": len(units), "kept": len(kept), **dropped}
         del units
         base_tokens = len(set(chosen.word) | set(FORCED_CHARS)) + sum(
@@ -563,11 +567,12 @@ def train_tokenizer(
     tmp_manifest.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", "utf-8")
     os.replace(tmp_manifest, manifest_path)
     log.info(
-        "%s: %d tokens (%s) from %d of %d lines, %d bytes (sample fraction %.4f); "
-        "count %.1fs, segment %.1fs, train %.1fs",
+        "%s: %d tokens (%s; %d single-character entries) from %d of %d lines, %d bytes "
+        "(sample fraction %.4f); count %.1fs, segment %.1fs, train %.1fs",
         out,
         len(vocab),
         method,
+        stats["vocab"]["single_char_entries"],
         source.counts["lines_used"],
         source.counts["lines_read"],
         source.counts["bytes"],
