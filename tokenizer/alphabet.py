@@ -10,7 +10,7 @@ the paper's scale it would spend half of a 32k vocabulary on single characters.
 So the alphabet is chosen by coverage, as sentencepiece's
 ``character_coverage`` does: the word and continuation forms are ranked by how
 often they occur in that position, and the most frequent ones are kept until
-they cover `coverage` (default 99.99%) of all character occurrences. On a
+they cover `coverage` (default 99.95%) of all character occurrences. On a
 sample of a fixed distribution this set converges as the text grows instead of
 growing with it. Characters rarer than `min_char_count` never enter by
 coverage (a floor for tiny corpora).
@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 
 from tokenizer.wordpiece import FORCED_CHARS, is_isolated, is_shadow, shadow, unshadow
 
-DEFAULT_COVERAGE = 0.9999
+#: sentencepiece's value for languages with large character sets; measured in docs/tokenizer.md.
+DEFAULT_COVERAGE = 0.9995
 BASE_CHOICES = ("auto", "ascii", "full")
 #: ``base_chars="auto"`` forces the full base set from this vocabulary size on.
 FULL_BASE_MIN_VOCAB = 16000

@@ -644,7 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--coverage",
         type=float,
         default=DEFAULT_COVERAGE,
-        help="share of character occurrences the single-character entries cover (0.9999)",
+        help="share of character occurrences the single-character entries cover (0.9995)",
     )
     p.add_argument(
         "--base-chars",
