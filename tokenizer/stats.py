@@ -64,7 +64,7 @@ class TokenizerStats:
     morpheme_boundaries: int = 0
     eojeols_no_punct: int = 0
     tokens_no_punct: int = 0
-    continued_no_punct: int = 0
+    continued_eojeols_no_punct: int = 0
     word_boundaries: int = 0
     word_boundaries_on_morphemes: int = 0
     morpheme_cuts_in_words: int = 0
@@ -81,7 +81,7 @@ class TokenizerStats:
             "unk_eojeol_ratio": div(self.unk_eojeols, self.eojeols),
             "morpheme_boundary_share": div(self.morpheme_boundaries, self.inner_boundaries),
             "fertility_no_punct": div(self.tokens_no_punct, self.eojeols_no_punct),
-            "continued_no_punct": div(self.continued_no_punct, self.eojeols_no_punct),
+            "continued_no_punct": div(self.continued_eojeols_no_punct, self.eojeols_no_punct),
             "boundary_precision": div(self.word_boundaries_on_morphemes, self.word_boundaries),
             "boundary_recall": div(self.morpheme_cuts_split, self.morpheme_cuts_in_words),
         }
@@ -125,7 +125,7 @@ def _add(stats: TokenizerStats, line: str, encoding, cuts: set[int], unk_id: int
         if kept:
             stats.eojeols_no_punct += 1
             stats.tokens_no_punct += kept
-            stats.continued_no_punct += kept > 1
+            stats.continued_eojeols_no_punct += kept > 1
     for pieces in words.values():
         first, last = pieces[0][0], pieces[-1][1]
         starts = {start for start, _ in pieces[1:]}
