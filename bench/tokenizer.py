@@ -28,7 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-from tokenizer.train import METHODS, Inputs
+from tokenizer.inputs import Inputs
+from tokenizer.train import METHODS
 
 
 def _sample_lines(inputs: list[str], sample_bytes: int) -> list[str]:

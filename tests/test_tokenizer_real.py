@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from tokenizers import Tokenizer
 
+from tokenizer.inputs import Inputs
 from tokenizer.morphemes import MorphemeSplitter
-from tokenizer.train import Inputs, train_tokenizer
+from tokenizer.train import train_tokenizer
 
 WORDS = {
     "있다.": ["있", "##다", "."],

@@ -17,7 +17,8 @@ import pytest
 from tokenizers import Tokenizer
 
 from tokenizer.alphabet import COMPAT_JAMO, KSX1001_HANGUL, select_alphabet
-from tokenizer.train import Inputs, main, train_tokenizer
+from tokenizer.inputs import Inputs
+from tokenizer.train import main, train_tokenizer
 from tokenizer.wordpiece import shadow
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tokenizer"

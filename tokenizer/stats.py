@@ -39,8 +39,8 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from tokenizer.inputs import Inputs
 from tokenizer.morphemes import MorphemeSplitter
-from tokenizer.train import Inputs
 from tokenizer.wordpiece import is_punctuation
 
 PAPER = {
