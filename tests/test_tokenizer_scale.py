@@ -135,6 +135,14 @@ def test_manifest_records_the_sample_and_a_new_seed_retrains(tmp_path):
         train_tokenizer([corpus], d, vocab_size=400, method="bpe", sample_bytes=size // 2, seed=4)
 
 
+def test_a_small_corpus_keeps_its_single_units_when_it_needs_them(tmp_path):
+    # 1,500 lines support a 400 vocabulary only with the units seen once
+    d = train_tokenizer(TEXTS[:1500], tmp_path / "small", vocab_size=400, workers=1)
+    stats = json.loads((d / "train_stats.json").read_text())
+    assert stats["units"]["pruning_undone"] == 1
+    assert len((d / "vocab.txt").read_text("utf-8").splitlines()) == 400
+
+
 # ------------------------------------------------------------- input paths
 
 

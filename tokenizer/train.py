@@ -50,6 +50,7 @@ from tokenizer.morphemes import SPACE_MARK, Segmenter, count_units
 from tokenizer.wordpiece import (
     FORCED_CHARS,
     SPECIAL_TOKENS,
+    TooFewPiecesError,
     assemble_vocab,
     is_isolated,
     unit_to_wordpiece,
@@ -67,6 +68,8 @@ DEFAULT_MIN_FREQUENCY = 2
 DEFAULT_MIN_UNIT_COUNT = 2
 #: Default training sample: 1 GB of text (see docs/tokenizer.md for time and memory).
 DEFAULT_SAMPLE_BYTES = 1_000_000_000
+#: Up to this many distinct units, pruning is undone when the vocabulary cannot be filled.
+SMALL_CORPUS_UNITS = 1_000_000
 #: Distinct units held while counting before the rarest are dropped (memory bound).
 DEFAULT_MAX_DISTINCT_UNITS = 20_000_000
 
@@ -331,10 +334,12 @@ def train_tokenizer(
             vocab_size=vocab_size,
         )
         # --min-frequency 1 asks for merges seen once: pruning single units would contradict it
-        kept, trainer_chars, dropped = _prune_units(
-            units, chosen, min(min_unit_count, min_frequency)
-        )
+        min_count = min(min_unit_count, min_frequency)
+        kept, trainer_chars, dropped = _prune_units(units, chosen, min_count)
         extra["units"] = {"distinct": len(units), "kept": len(kept), **dropped}
+        # A small corpus may not fill the vocabulary once its single units are gone: then BPE
+        # runs again on all of them. Large corpora never need it, so their counts are freed.
+        retry = units if min_count > 1 and len(units) <= SMALL_CORPUS_UNITS else None
         del units
         base_tokens = len(set(chosen.word) | set(FORCED_CHARS)) + sum(
             1 for c in set(chosen.continuation) | set(FORCED_CHARS) if not is_isolated(c)
@@ -343,11 +348,24 @@ def train_tokenizer(
             kept, trainer_chars, base_tokens, vocab_size, min_frequency
         )
         del kept
-        timings["train_s"] = time.perf_counter() - t1
         extra["alphabet"] = chosen.report
-        vocab, vocab_counts = assemble_vocab(
-            chosen.word, learned, vocab_size, continuation=chosen.continuation
-        )
+        try:
+            vocab, vocab_counts = assemble_vocab(
+                chosen.word, learned, vocab_size, continuation=chosen.continuation
+            )
+        except TooFewPiecesError:
+            if retry is None:
+                raise
+            log.warning("%s: too few pieces without single units; training on all units", out)
+            kept, trainer_chars, dropped = _prune_units(retry, chosen, 1)
+            extra["units"] = {"distinct": len(retry), "kept": len(kept), "pruning_undone": 1}
+            learned, trainer_stats = _train_hf_bpe(
+                kept, trainer_chars, base_tokens, vocab_size, min_frequency
+            )
+            vocab, vocab_counts = assemble_vocab(
+                chosen.word, learned, vocab_size, continuation=chosen.continuation
+            )
+        timings["train_s"] = time.perf_counter() - t1
     stats = {
         "method": method,
         "vocab_size": len(vocab),

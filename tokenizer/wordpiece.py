@@ -171,6 +171,10 @@ def is_artefact(token: str) -> bool:
     return any(is_shadow(c) for c in body)
 
 
+class TooFewPiecesError(ValueError):
+    """The corpus supports fewer vocabulary entries than requested."""
+
+
 def assemble_vocab(
     alphabet: Iterable[str],
     learned: Iterable[str],
@@ -212,7 +216,7 @@ def assemble_vocab(
         seen.add(tok)
         vocab.append(tok)
     if len(vocab) < vocab_size:
-        raise ValueError(
+        raise TooFewPiecesError(
             f"the corpus supports only {len(vocab)} vocabulary entries (alphabet of {len(chars)} "
             f"characters plus {counts['learned_available']} learned pieces), fewer than the "
             f"requested {vocab_size}: use more text, a smaller --vocab, or --min-unit-count 1 "
