@@ -69,7 +69,7 @@ DEFAULT_MIN_UNIT_COUNT = 2
 #: Default training sample: 1 GB of text (see docs/tokenizer.md for time and memory).
 DEFAULT_SAMPLE_BYTES = 1_000_000_000
 #: Up to this many distinct units, pruning is undone when the vocabulary cannot be filled.
-SMALL_CORPUS_UNITS = 1_000_000
+SMALL_CORPUS_UNITS = 100_000
 #: Distinct units held while counting before the rarest are dropped (memory bound).
 DEFAULT_MAX_DISTINCT_UNITS = 20_000_000
 
