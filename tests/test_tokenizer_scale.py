@@ -136,11 +136,13 @@ def test_manifest_records_the_sample_and_a_new_seed_retrains(tmp_path):
 
 
 def test_a_small_corpus_keeps_its_single_units_when_it_needs_them(tmp_path):
-    # 1,500 lines support a 400 vocabulary only with the units seen once
-    d = train_tokenizer(TEXTS[:1500], tmp_path / "small", vocab_size=400, workers=1)
+    # the embedded demo corpus (18 KB) supports the demo's 700 entries only with its units
+    # seen once (`python -m pretrain.demo --embedded` trains exactly this)
+    tiny = Path(__file__).resolve().parents[1] / "pretrain" / "tiny_corpus.txt"
+    d = train_tokenizer([tiny], tmp_path / "small", vocab_size=700, workers=1)
     stats = json.loads((d / "train_stats.json").read_text())
     assert stats["units"]["pruning_undone"] == 1
-    assert len((d / "vocab.txt").read_text("utf-8").splitlines()) == 400
+    assert len((d / "vocab.txt").read_text("utf-8").splitlines()) == 700
 
 
 # ------------------------------------------------------------- input paths
