@@ -114,7 +114,7 @@ def test_stats_exact_values_on_a_hand_made_vocabulary():
         _add(stats, line, enc, splitter.boundaries(line), tok.token_to_id("[UNK]"))
     # 나 ##는 | 밥을 | 먹 ##는다 . | 나 ##는 | [UNK]
     assert (stats.eojeols, stats.tokens, stats.continued_eojeols) == (5, 9, 3)
-    assert stats.unk_tokens == 1 and stats.unk_eojeols == 1
+    assert stats.unk_tokens == 1 and stats.unk_eojeols == 1 and stats.unk_lines == 1
     assert stats.inner_boundaries == 4 and stats.morpheme_boundaries == 4
     s = stats.summary()
     assert s["fertility"] == pytest.approx(9 / 5) and s["continued"] == pytest.approx(0.6)

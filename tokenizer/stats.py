@@ -7,7 +7,7 @@ For each tokenizer (its ``tokenizer.json``, no Mecab at inference):
 
 * fertility: subword tokens per eojeol (whitespace-separated word of the raw text);
 * continued: share of eojeols split into 2 or more tokens;
-* unk_ratio: share of tokens that are [UNK] (also reported per eojeol);
+* unk_ratio: share of tokens that are [UNK] (also reported per eojeol and per line);
 * morpheme_boundary_share: share of subword boundaries inside an eojeol that
   fall on a Mecab-ko morpheme boundary (Mecab runs once, on the raw lines).
 
@@ -60,6 +60,7 @@ class TokenizerStats:
     continued_eojeols: int = 0
     unk_tokens: int = 0
     unk_eojeols: int = 0
+    unk_lines: int = 0
     inner_boundaries: int = 0
     morpheme_boundaries: int = 0
     eojeols_no_punct: int = 0
@@ -79,6 +80,7 @@ class TokenizerStats:
             "continued": div(self.continued_eojeols, self.eojeols),
             "unk_ratio": div(self.unk_tokens, self.tokens),
             "unk_eojeol_ratio": div(self.unk_eojeols, self.eojeols),
+            "unk_line_ratio": div(self.unk_lines, self.lines),
             "morpheme_boundary_share": div(self.morpheme_boundaries, self.inner_boundaries),
             "fertility_no_punct": div(self.tokens_no_punct, self.eojeols_no_punct),
             "continued_no_punct": div(self.continued_eojeols_no_punct, self.eojeols_no_punct),
@@ -108,6 +110,7 @@ def _add(stats: TokenizerStats, line: str, encoding, cuts: set[int], unk_id: int
             continue
         per[j].append((tid, start, token))
     stats.lines += 1
+    stats.unk_lines += unk_id in encoding.ids
     for toks in per:
         if not toks:
             continue
