@@ -1,7 +1,7 @@
 """Benchmark: Mecab-ko splitting speed and end-to-end vocabulary training, three methods.
 
     python -m bench.tokenizer --input ../shared/data/corpus/kowiki/AA/wiki_0* \\
-        --max-bytes 40000000 --vocab 32000 --workers 2 --output-root /tmp/tok/bench
+        --sample-bytes 40000000 --vocab 32000 --workers 2 --output-root /tmp/tok/bench
 
 1. Morpheme splitting throughput on one core (MB of UTF-8 text per second):
    the reference call ``mecab.MeCab().morphs(line)`` against our full
@@ -28,11 +28,12 @@ import sys
 import time
 from pathlib import Path
 
-from tokenizer.train import METHODS, Inputs
+from tokenizer.inputs import Inputs
+from tokenizer.train import METHODS
 
 
-def _sample_lines(inputs: list[str], max_bytes: int) -> list[str]:
-    return list(Inputs(inputs, max_bytes).lines())
+def _sample_lines(inputs: list[str], sample_bytes: int) -> list[str]:
+    return list(Inputs(inputs, sample_bytes, paths_only=True).lines())
 
 
 def splitting_throughput(lines: list[str]) -> dict:
@@ -119,8 +120,8 @@ def train_once(method: str, args: argparse.Namespace) -> dict:
         str(args.workers),
         "--force",
     ]
-    if args.max_bytes:
-        cmd += ["--max-bytes", str(args.max_bytes)]
+    if args.sample_bytes:
+        cmd += ["--sample-bytes", str(args.sample_bytes)]
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # wait4 gives the child's own peak RSS (not the largest of all our children so far).
@@ -146,7 +147,9 @@ def train_once(method: str, args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.tokenizer", description=__doc__)
     p.add_argument("--input", nargs="+", required=True)
-    p.add_argument("--max-bytes", type=int, default=20_000_000)
+    p.add_argument(
+        "--sample-bytes", "--max-bytes", dest="sample_bytes", type=int, default=20_000_000
+    )
     p.add_argument("--split-sample-bytes", type=int, default=2_000_000)
     p.add_argument("--vocab", type=int, default=32000)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -167,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     runs = [train_once(m, args) for m in args.methods]
     if not args.no_reference:
-        runs.append(reference_hf_bpe(_sample_lines(args.input, args.max_bytes), args.vocab))
+        runs.append(reference_hf_bpe(_sample_lines(args.input, args.sample_bytes), args.vocab))
     print(f"\n## End-to-end training, vocab {args.vocab}, workers {args.workers}")
     print("| method | input MB | wall s | segment s | train s | peak RSS MB |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -1,6 +1,6 @@
 """Morpheme vocabulary trained on a slice of the real Korean Wikipedia sample.
 
-Trains a 3,000-piece vocabulary on ~1.2 MB of kowiki (files wiki_00-01) and
+Trains a 3,000-piece vocabulary on a ~1.2 MB sample of kowiki (files wiki_00-01) and
 checks frequent words of a held-out file (wiki_99) that were chosen from that
 file's most frequent eojeols: they segment at Mecab morpheme boundaries, in
 the klue/bert-base style (그 ##의, 있 ##었 ##다).
@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from tokenizers import Tokenizer
 
+from tokenizer.inputs import Inputs
 from tokenizer.morphemes import MorphemeSplitter
-from tokenizer.train import Inputs, train_tokenizer
+from tokenizer.train import train_tokenizer
 
 WORDS = {
     "있다.": ["있", "##다", "."],
@@ -40,7 +41,7 @@ def kowiki(data_dir):
 def morpheme_vocab(kowiki, tmp_path_factory):
     out = tmp_path_factory.mktemp("kowiki") / "morpheme-3k"
     train_tokenizer(
-        [kowiki / "wiki_00", kowiki / "wiki_01"], out, vocab_size=3000, max_bytes=1_200_000
+        [kowiki / "wiki_00", kowiki / "wiki_01"], out, vocab_size=3000, sample_bytes=1_200_000
     )
     return Tokenizer.from_file(str(out / "tokenizer.json"))
 

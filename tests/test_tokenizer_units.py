@@ -114,10 +114,36 @@ def test_stats_exact_values_on_a_hand_made_vocabulary():
         _add(stats, line, enc, splitter.boundaries(line), tok.token_to_id("[UNK]"))
     # 나 ##는 | 밥을 | 먹 ##는다 . | 나 ##는 | [UNK]
     assert (stats.eojeols, stats.tokens, stats.continued_eojeols) == (5, 9, 3)
-    assert stats.unk_tokens == 1 and stats.unk_eojeols == 1
+    assert stats.unk_tokens == 1 and stats.unk_eojeols == 1 and stats.unk_lines == 1
     assert stats.inner_boundaries == 4 and stats.morpheme_boundaries == 4
     s = stats.summary()
     assert s["fertility"] == pytest.approx(9 / 5) and s["continued"] == pytest.approx(0.6)
+    # without the "." token: 8 tokens in 5 eojeols, 나는 / 먹는다 / 나는 continued
+    assert (stats.eojeols_no_punct, stats.tokens_no_punct, stats.continued_eojeols_no_punct) == (
+        5,
+        8,
+        3,
+    )
+    # within words: subword cuts 나|는, 먹|는다, 나|는 are all Mecab cuts (precision 3/3);
+    # Mecab cuts 나|는, 밥|을, 먹|는다, 나|는, 없|다: 3 of 5 are subword cuts (recall 3/5)
+    assert (stats.word_boundaries, stats.word_boundaries_on_morphemes) == (3, 3)
+    assert (stats.morpheme_cuts_in_words, stats.morpheme_cuts_split) == (5, 3)
+    assert s["boundary_precision"] == 1.0 and s["boundary_recall"] == pytest.approx(0.6)
+
+
+def test_stats_without_punctuation_drop_punctuation_only_eojeols():
+    vocab = [*SPECIAL_TOKENS, "가", "##다", ".", "!"]
+    tok = build_tokenizer(vocab)
+    stats = TokenizerStats("hand")
+    line = "가다. ... !"
+    _add(stats, line, tok.encode(line, add_special_tokens=False), set(), 1)
+    # eojeols: 가다. (가 ##다 .), ... (. . .), ! (!): all punctuation tokens left out
+    assert (stats.eojeols, stats.tokens, stats.continued_eojeols) == (3, 7, 2)
+    assert (stats.eojeols_no_punct, stats.tokens_no_punct, stats.continued_eojeols_no_punct) == (
+        1,
+        2,
+        1,
+    )
 
 
 def test_isolated_characters_have_no_continuation_form():

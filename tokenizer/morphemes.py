@@ -20,9 +20,9 @@ morpheme simply leaves its characters joined to a neighbour (counted as
 ``unaligned`` in the statistics). If Mecab fails on a line, its words stay
 whole.
 
-Splitting is the slow step (about 1 MB/s per core), so `iter_units` spreads
-chunks of lines over worker processes and returns them in input order, making
-the output independent of the number of workers.
+Splitting is the slow step (about 1 MB/s per core), so `count_units` spreads
+chunks of lines over worker processes and merges their unit counts in input
+order, making the output independent of the number of workers.
 """
 
 from __future__ import annotations
@@ -189,19 +189,21 @@ def _init_worker(morphemes: bool) -> None:
     _WORKER = Segmenter(morphemes)
 
 
-def _segment_chunk(lines: list[str]) -> tuple[list[str], dict[str, int], dict[str, int]]:
-    """Worker: one chunk of lines -> (unit lines, counts, character counts of the units)."""
+def _count_chunk(lines: list[str]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Worker: one chunk of lines -> (unit counts, segmentation counts, character counts)."""
     seg = _WORKER
     assert seg is not None
     seg.counts.clear()
     if seg.splitter is not None:
         seg.splitter.counts.clear()
-    out = [" ".join(seg.units(line)) for line in lines]
-    chars = collections.Counter()
-    for line in out:
-        chars.update(line)
-    chars.pop(" ", None)
-    return out, seg.all_counts(), dict(chars)
+    units: collections.Counter = collections.Counter()
+    for line in lines:
+        units.update(seg.units(line))
+    chars: collections.Counter = collections.Counter()
+    for unit, n in units.items():
+        for ch in unit:
+            chars[ch] += n
+    return dict(units), seg.all_counts(), dict(chars)
 
 
 def _chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
@@ -210,7 +212,7 @@ def _chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-def iter_units(
+def count_units(
     lines: Iterable[str],
     *,
     morphemes: bool,
@@ -218,34 +220,53 @@ def iter_units(
     chunk_lines: int = 1000,
     counts: collections.Counter | None = None,
     char_counts: collections.Counter | None = None,
-) -> Iterator[str]:
-    """Yields each input line as space-separated training units, in input order.
+    max_distinct: int | None = None,
+) -> collections.Counter:
+    """Counts the training units of `lines` (see `Segmenter.units`), segmenting in parallel.
 
-    `counts` (if given) accumulates lines, words, pieces, morphemes and
-    unaligned morphemes; `char_counts` the characters of the units (the
-    trainer's alphabet). Output does not depend on `workers`.
+    Only the counts are kept, never the units in order: that is all the BPE
+    trainer needs, and it needs no temporary file. `counts` (if given)
+    accumulates lines, words, pieces, morphemes and unaligned morphemes;
+    `char_counts` the characters of all units (the alphabet's input).
+
+    `max_distinct` bounds memory: whenever more distinct units are held, those
+    seen only once so far are dropped (then twice, ... until at most half the
+    bound is left), and `counts["units_pruned_early"]` counts the occurrences
+    dropped. Chunks are merged in input order, so the result does not depend
+    on `workers`.
     """
+    total: collections.Counter = collections.Counter()
     if workers <= 1:
         _init_worker(morphemes)
-        results: Iterable = map(_segment_chunk, _chunks(lines, chunk_lines))
-        yield from _collect(results, counts, char_counts)
-        return
+        results: Iterable = map(_count_chunk, _chunks(lines, chunk_lines))
+        _merge(results, total, counts, char_counts, max_distinct)
+        return total
     # spawn, never fork: the caller may already run threads (the tokenizers Rust pool of an
     # earlier training, JAX in pretrain's bootstrap), and a forked child of a threaded
     # process can deadlock on a lock held by a thread that does not exist in the child.
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker, initargs=(morphemes,)) as pool:
-        results = pool.imap(_segment_chunk, _chunks(lines, chunk_lines), 1)
-        yield from _collect(results, counts, char_counts)
+        results = pool.imap(_count_chunk, _chunks(lines, chunk_lines), 1)
+        _merge(results, total, counts, char_counts, max_distinct)
+    return total
 
 
-def _collect(results, counts, char_counts) -> Iterator[str]:
-    for out, chunk_counts, chunk_chars in results:
+def _merge(results, total, counts, char_counts, max_distinct) -> None:
+    for units, chunk_counts, chunk_chars in results:
+        total.update(units)
         if counts is not None:
             counts.update(chunk_counts)
         if char_counts is not None:
             char_counts.update(chunk_chars)
-        yield from out
+        if max_distinct is not None and len(total) > max_distinct:
+            floor = 1
+            while len(total) > max_distinct // 2:
+                rare = [u for u, n in total.items() if n <= floor]
+                for u in rare:
+                    if counts is not None:
+                        counts["units_pruned_early"] += total[u]
+                    del total[u]
+                floor += 1
 
 
 def split_text(text: str) -> list[list[str]]:

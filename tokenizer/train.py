@@ -13,8 +13,12 @@ Methods (all write the same BERT WordPiece folder, loaded without Mecab):
 * ``sentencepiece-bpe``: sentencepiece BPE on the same words, converted
   (``▁x`` -> ``x``, ``x`` -> ``##x``), for comparison.
 
-Words are the inference tokenizer's words (BertNormalizer, then whitespace and
-punctuation split), so training and inference agree. The output folder holds
+Words are the inference tokenizer's words (NFC and BertNormalizer, then
+whitespace and punctuation split), so training and inference agree. Training
+uses a uniform random sample of the inputs (`Inputs`, ``--sample-bytes``), its
+units are counted in parallel Mecab workers without a temporary file, units
+seen once are dropped before BPE, and the single-character entries are chosen
+by coverage (`tokenizer.alphabet`). The output folder holds
 vocab.txt, tokenizer.json, tokenizer_config.json, special_tokens_map.json,
 train_stats.json and manifest.json. The same inputs, config and seed give a
 byte-identical folder (no times or absolute output paths are written into
@@ -25,8 +29,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import glob
-import hashlib
 import json
 import logging
 import os
@@ -36,176 +38,107 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tokenizer.morphemes import SPACE_MARK, Segmenter, iter_units
+from tokenizer.alphabet import (
+    BASE_CHOICES,
+    DEFAULT_COVERAGE,
+    Alphabet,
+    forced_chars,
+    select_alphabet,
+)
+from tokenizer.inputs import EmptyCorpusError, Inputs, file_sha256
+from tokenizer.morphemes import SPACE_MARK, Segmenter, count_units
 from tokenizer.wordpiece import (
     FORCED_CHARS,
     SPECIAL_TOKENS,
+    TooFewPiecesError,
     assemble_vocab,
     is_isolated,
     unit_to_wordpiece,
-    unshadow,
     write_folder,
 )
 
 log = logging.getLogger("tokenizer.train")
 
 STAGE = "tokenizer.train"
-VERSION = 1
+VERSION = 2
 METHODS = ("morpheme-bpe", "bpe", "sentencepiece-bpe")
 DEFAULT_MIN_CHAR_COUNT = 5
 DEFAULT_MIN_FREQUENCY = 2
-
-
-class EmptyCorpusError(ValueError):
-    """No text to learn from."""
-
-
-# --------------------------------------------------------------------- inputs
-
-
-def _is_path(x: object) -> bool:
-    if isinstance(x, os.PathLike):
-        return True
-    if not isinstance(x, str) or not x or "\n" in x or len(x) > 4096:
-        return False
-    return os.path.exists(x) or (any(c in x for c in "*?[") and bool(glob.glob(x)))
-
-
-def _looks_like_paths(inputs: object) -> bool:
-    """Paths: a path, or a non-empty list whose items all name existing files/folders/globs."""
-    if isinstance(inputs, (str, os.PathLike)):
-        return True
-    if not isinstance(inputs, (list, tuple)) or not inputs:
-        return False
-    return all(_is_path(x) for x in inputs)
-
-
-def _file_sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _record_lines(path: str, budget: int | None, counts: collections.Counter) -> Iterator[str]:
-    """Non-blank lines of the records of one input file, up to `budget` UTF-8 bytes."""
-    from corpus.readers import iter_records
-
-    used = 0
-    for record in iter_records(path):
-        counts["records"] += 1
-        for line in record.text.splitlines():
-            line = line.strip()
-            if not line:
-                continue
-            size = len(line.encode("utf-8")) + 1
-            if budget is not None and used + size > budget:
-                counts["bytes"] += used
-                return
-            used += size
-            counts["lines_read"] += 1
-            yield line
-    counts["bytes"] += used
-
-
-def expand_training_inputs(paths: list[str]) -> list[str]:
-    """Input files, sorted, by `corpus.readers.expand_inputs` (files, folders, globs).
-
-    A finished corpus stage folder contributes only its kept record shards.
-    """
-    from corpus.readers import expand_inputs
-
-    return expand_inputs(paths)
-
-
-class Inputs:
-    """The training text: files (any format `corpus.readers` knows) or in-memory texts.
-
-    `max_bytes` caps the text used; with files it is shared among them in
-    proportion to their sizes, so every source contributes its first part.
-    """
-
-    def __init__(self, inputs: Iterable[str | os.PathLike] | str, max_bytes: int | None = None):
-        self.max_bytes = max_bytes
-        self.counts: collections.Counter = collections.Counter()
-        if _looks_like_paths(inputs):
-            items = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
-            self.files = expand_training_inputs([os.fspath(p) for p in items])
-            self.texts = None
-            if not self.files:
-                raise EmptyCorpusError(f"no input files in {items}")
-        else:
-            self.files = None
-            self.texts = [str(t) for t in inputs]
-
-    def describe(self) -> list[dict]:
-        """Input identity for the manifest: paths, sizes and SHA-256 (or a hash of the texts)."""
-        if self.files is not None:
-            return [
-                {"path": f, "bytes": os.path.getsize(f), "sha256": _file_sha256(f)}
-                for f in self.files
-            ]
-        h = hashlib.sha256()
-        for t in self.texts:
-            h.update(t.encode("utf-8") + b"\n")
-        return [{"texts": len(self.texts), "sha256": h.hexdigest()}]
-
-    def lines(self) -> Iterator[str]:
-        if self.files is None:
-            used = 0
-            for text in self.texts:
-                for line in text.splitlines():
-                    line = line.strip()
-                    if not line:
-                        continue
-                    used += len(line.encode("utf-8")) + 1
-                    if self.max_bytes is not None and used > self.max_bytes:
-                        return
-                    self.counts["lines_read"] += 1
-                    self.counts["bytes"] += len(line.encode("utf-8")) + 1
-                    yield line
-            return
-        sizes = [os.path.getsize(f) for f in self.files]
-        total = sum(sizes) or 1
-        for path, size in zip(self.files, sizes, strict=True):
-            budget = None if self.max_bytes is None else int(self.max_bytes * size / total)
-            yield from _record_lines(path, budget, self.counts)
+#: Units seen fewer times than this are left out before BPE (they cannot be merged usefully).
+DEFAULT_MIN_UNIT_COUNT = 2
+#: Default training sample: 1 GB of text (see docs/tokenizer.md for time and memory).
+DEFAULT_SAMPLE_BYTES = 1_000_000_000
+#: Up to this many distinct units, pruning is undone when the vocabulary cannot be filled.
+SMALL_CORPUS_UNITS = 100_000
+#: Distinct units held while counting before the rarest are dropped (memory bound).
+DEFAULT_MAX_DISTINCT_UNITS = 20_000_000
 
 
 # ------------------------------------------------------------------- training
 
 
+def _prune_units(
+    units: collections.Counter, alphabet: Alphabet, min_unit_count: int
+) -> tuple[dict[str, int], set[str], dict[str, int]]:
+    """Units for the trainer: seen `min_unit_count`+ times, only alphabet symbols, 2+ chars.
+
+    Returns (kept units with counts, their symbols, counts of what was dropped).
+    Single-character units are left out: they hold no pair to merge.
+    """
+    symbols = alphabet.trainer_symbols()
+    kept: dict[str, int] = {}
+    used: set[str] = set()
+    dropped = collections.Counter()
+    for unit, n in units.items():
+        if n < min_unit_count:
+            dropped["rare_unit_occurrences"] += n
+            dropped["rare_units"] += 1
+        elif len(unit) < 2:
+            dropped["single_char_unit_occurrences"] += n
+        elif not all(c in symbols for c in unit):
+            dropped["units_outside_alphabet"] += 1
+            dropped["outside_alphabet_occurrences"] += n
+        else:
+            kept[unit] = n
+            used.update(unit)
+    return kept, used, dict(dropped)
+
+
 def _train_hf_bpe(
-    unit_file: str,
-    char_counts: collections.Counter,
+    units: dict[str, int],
+    trainer_chars: set[str],
+    base_tokens: int,
     vocab_size: int,
-    min_char_count: int,
     min_frequency: int,
-) -> tuple[list[str], list[str], dict]:
-    """BPE with Hugging Face tokenizers on unit lines; returns (alphabet, learned, stats)."""
+) -> tuple[list[str], dict]:
+    """BPE with Hugging Face tokenizers on unit counts; returns (learned pieces, stats).
+
+    The trainer takes text, not counts, so each unit is fed as itself repeated
+    (in slices of at most 4,096): no temporary file, and the trainer only ever
+    holds the distinct units.
+    """
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    kept = [c for c, n in char_counts.items() if n >= min_char_count]
-    if not kept:
-        raise EmptyCorpusError(
-            f"no character occurs {min_char_count}+ times in the corpus: nothing to learn"
-        )
-    alphabet = sorted({unshadow(c) for c in kept})
-    base = len(set(alphabet) | set(FORCED_CHARS))
-    base_tokens = base + sum(1 for c in set(alphabet) | set(FORCED_CHARS) if not is_isolated(c))
     merges_needed = max(0, vocab_size - len(SPECIAL_TOKENS) - base_tokens)
-    trainer_size = len(kept) + merges_needed + merges_needed // 100 + 10
+    trainer_size = len(trainer_chars) + merges_needed + merges_needed // 100 + 10
     tok = Tokenizer(models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     trainer = trainers.BpeTrainer(
         vocab_size=trainer_size,
         min_frequency=min_frequency,
-        limit_alphabet=len(kept),
+        limit_alphabet=len(trainer_chars),
         special_tokens=[],
         show_progress=sys.stderr.isatty(),
     )
-    tok.train([unit_file], trainer)
+
+    def repeated() -> Iterator[str]:
+        for unit, n in units.items():
+            while n > 0:
+                k = min(n, 4096)
+                yield (unit + " ") * k
+                n -= k
+
+    tok.train_from_iterator(repeated(), trainer, length=len(units))
     model = json.loads(tok.to_str())["model"]
     by_id = sorted(model["vocab"].items(), key=lambda kv: kv[1])
     learned = []
@@ -215,12 +148,13 @@ def _train_hf_bpe(
         piece = unit_to_wordpiece(unit)
         if piece is not None:
             learned.append(piece)
-    stats = {"trainer_alphabet": len(kept), "trainer_vocab": len(by_id), "merges": len(learned)}
-    return alphabet, learned, stats
+    stats = {"trainer_alphabet": len(trainer_chars), "trainer_vocab": len(by_id)}
+    stats["merges"] = len(learned)
+    return learned, stats
 
 
 def _train_sentencepiece(
-    word_file: str, vocab_size: int, workers: int, seed: int
+    word_file: str, vocab_size: int, workers: int, seed: int, coverage: float
 ) -> tuple[list[str], list[str], dict]:
     """sentencepiece BPE on word lines; returns (alphabet, learned, stats)."""
     import sentencepiece as spm
@@ -233,7 +167,7 @@ def _train_sentencepiece(
             model_prefix=prefix,
             model_type="bpe",
             vocab_size=vocab_size - len(SPECIAL_TOKENS),
-            character_coverage=0.9995,
+            character_coverage=coverage,
             normalization_rule_name="identity",
             split_by_whitespace=True,
             add_dummy_prefix=True,
@@ -266,14 +200,12 @@ def _train_sentencepiece(
     return sorted(alphabet), learned, {"spm_pieces": len(pieces)}
 
 
-def _config(method, vocab_size, seed, max_bytes, min_char_count, min_frequency) -> dict:
+def _config(method: str, vocab_size: int, seed: int, **options) -> dict:
     return {
         "method": method,
         "vocab_size": vocab_size,
         "seed": seed,
-        "max_bytes": max_bytes,
-        "min_char_count": min_char_count,
-        "min_frequency": min_frequency,
+        **options,
         "special_tokens": list(SPECIAL_TOKENS),
     }
 
@@ -299,29 +231,54 @@ def train_tokenizer(
     seed: int = 0,
     workers: int = 1,
     *,
-    max_bytes: int | None = None,
+    sample_bytes: int | None = DEFAULT_SAMPLE_BYTES,
+    coverage: float = DEFAULT_COVERAGE,
+    base_chars: str = "auto",
     min_char_count: int = DEFAULT_MIN_CHAR_COUNT,
+    min_unit_count: int = DEFAULT_MIN_UNIT_COUNT,
     min_frequency: int = DEFAULT_MIN_FREQUENCY,
+    max_distinct_units: int = DEFAULT_MAX_DISTINCT_UNITS,
+    tmp_dir: str | os.PathLike | None = None,
+    paths_only: bool = False,
     argv: list[str] | None = None,
     force: bool = False,
 ) -> Path:
     """Trains a vocabulary and writes the WordPiece folder; returns `output_dir`.
 
     `inputs` is a path, a list of paths (files, folders, globs; any format of
-    `corpus.readers`), or a list of texts (a list of strings that are not all
-    existing paths; held in memory, for small corpora). Work is skipped when
-    `output_dir/manifest.json` matches the inputs and config. Raises
-    `EmptyCorpusError` for an empty corpus, `ValueError` when the corpus
-    cannot support `vocab_size` entries, and `FileExistsError` when the folder
-    holds a different finished run (unless `force`).
+    `corpus.readers`), or a list of texts (a list of strings none of which
+    names an existing path; held in memory, for small corpora). Training uses
+    a uniform random sample of about `sample_bytes` of the text, drawn by
+    `seed` (None: all of it; see `Inputs`). The alphabet covers `coverage` of
+    the character occurrences plus the `base_chars` set (`tokenizer.alphabet`);
+    units seen fewer than `min_unit_count` times are left out before BPE (never
+    more than `min_frequency` allows: with 1, nothing is pruned).
+    `tmp_dir` holds sentencepiece's word file (the BPE methods need none).
+    Work is skipped when `output_dir/manifest.json` matches the inputs and
+    config. Raises `EmptyCorpusError` for an empty corpus, FileNotFoundError
+    for a missing input path, `ValueError` when the corpus cannot support
+    `vocab_size` entries, and `FileExistsError` when the folder holds a
+    different finished run (unless `force`).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab size must exceed the {len(SPECIAL_TOKENS)} special tokens")
+    forced_chars(base_chars, vocab_size)  # validates base_chars before any work
     out = Path(output_dir)
-    source = Inputs(inputs, max_bytes)
-    config = _config(method, vocab_size, seed, max_bytes, min_char_count, min_frequency)
+    source = Inputs(inputs, sample_bytes, seed, paths_only=paths_only)
+    config = _config(
+        method,
+        vocab_size,
+        seed,
+        sample_bytes=sample_bytes,
+        coverage=coverage,
+        base_chars=base_chars,
+        min_char_count=min_char_count,
+        min_unit_count=min_unit_count,
+        min_frequency=min_frequency,
+        max_distinct_units=max_distinct_units,
+    )
     described = source.describe()
     manifest_path = out / "manifest.json"
     if not force and _manifest_matches(manifest_path, config, described):
@@ -337,47 +294,89 @@ def train_tokenizer(
 
     counts: collections.Counter = collections.Counter()
     timings = {}
-    with tempfile.TemporaryDirectory(prefix="tokenizer-train-") as tmp:
-        t0 = time.perf_counter()
-        if method == "sentencepiece-bpe":
+    t0 = time.perf_counter()
+    fraction = source.fraction()
+    timings["count_s"] = time.perf_counter() - t0
+    extra: dict = {}
+    if method == "sentencepiece-bpe":
+        with tempfile.TemporaryDirectory(prefix="tokenizer-train-", dir=tmp_dir) as tmp:
+            t0 = time.perf_counter()
             text_file = os.path.join(tmp, "words.txt")
             n = _write_words(source.lines(), text_file, counts)
-        else:
-            text_file = os.path.join(tmp, "units.txt")
-            char_counts: collections.Counter = collections.Counter()
-            units = iter_units(
-                source.lines(),
-                morphemes=method == "morpheme-bpe",
-                workers=workers,
-                counts=counts,
-                char_counts=char_counts,
-            )
-            n = _write_lines(units, text_file)
-        timings["segment_s"] = time.perf_counter() - t0
-        if n == 0 or counts["words"] == 0:
-            raise EmptyCorpusError(
-                f"the corpus has no text to learn from ({source.counts['lines_read']} lines read)"
-            )
-        t1 = time.perf_counter()
-        if method == "sentencepiece-bpe":
+            extra["temp_file_bytes"] = os.path.getsize(text_file)
+            timings["segment_s"] = time.perf_counter() - t0
+            _check_not_empty(n, counts, source)
+            t1 = time.perf_counter()
             alphabet, learned, trainer_stats = _train_sentencepiece(
-                text_file, vocab_size, workers, seed
+                text_file, vocab_size, workers, seed, coverage
             )
-        else:
-            alphabet, learned, trainer_stats = _train_hf_bpe(
-                text_file, char_counts, vocab_size, min_char_count, min_frequency
+            timings["train_s"] = time.perf_counter() - t1
+        vocab, vocab_counts = assemble_vocab(alphabet, learned, vocab_size)
+    else:
+        t0 = time.perf_counter()
+        char_counts: collections.Counter = collections.Counter()
+        units = count_units(
+            source.lines(),
+            morphemes=method == "morpheme-bpe",
+            workers=workers,
+            counts=counts,
+            char_counts=char_counts,
+            max_distinct=max_distinct_units,
+        )
+        timings["segment_s"] = time.perf_counter() - t0
+        _check_not_empty(len(units), counts, source)
+        t1 = time.perf_counter()
+        chosen = select_alphabet(
+            char_counts,
+            coverage=coverage,
+            min_char_count=min_char_count,
+            base_chars=base_chars,
+            vocab_size=vocab_size,
+        )
+        # --min-frequency 1 asks for merges seen once: pruning single units would contradict it
+        min_count = min(min_unit_count, min_frequency)
+        kept, trainer_chars, dropped = _prune_units(units, chosen, min_count)
+        extra["units"] = {"distinct": len(units), "kept": len(kept), **dropped}
+        # A small corpus may not fill the vocabulary once its single units are gone: then BPE
+        # runs again on all of them. Large corpora never need it, so their counts are freed.
+        retry = units if min_count > 1 and len(units) <= SMALL_CORPUS_UNITS else None
+        del units
+        base_tokens = len(set(chosen.word) | set(FORCED_CHARS)) + sum(
+            1 for c in set(chosen.continuation) | set(FORCED_CHARS) if not is_isolated(c)
+        )
+        learned, trainer_stats = _train_hf_bpe(
+            kept, trainer_chars, base_tokens, vocab_size, min_frequency
+        )
+        del kept
+        extra["alphabet"] = chosen.report
+        try:
+            vocab, vocab_counts = assemble_vocab(
+                chosen.word, learned, vocab_size, continuation=chosen.continuation
+            )
+        except TooFewPiecesError:
+            if retry is None:
+                raise
+            log.warning("%s: too few pieces without single units; training on all units", out)
+            kept, trainer_chars, dropped = _prune_units(retry, chosen, 1)
+            extra["units"] = {"distinct": len(retry), "kept": len(kept), "pruning_undone": 1}
+            learned, trainer_stats = _train_hf_bpe(
+                kept, trainer_chars, base_tokens, vocab_size, min_frequency
+            )
+            vocab, vocab_counts = assemble_vocab(
+                chosen.word, learned, vocab_size, continuation=chosen.continuation
             )
         timings["train_s"] = time.perf_counter() - t1
-    vocab, vocab_counts = assemble_vocab(alphabet, learned, vocab_size)
     stats = {
         "method": method,
         "vocab_size": len(vocab),
-        "input": dict(sorted(source.counts.items())),
+        "input": {**dict(sorted(source.counts.items())), "sample_fraction": round(fraction, 6)},
         "segmentation": dict(sorted(counts.items())),
         "trainer": trainer_stats,
+        **extra,
         "vocab": {
             **vocab_counts,
             "continuation_tokens": sum(1 for t in vocab if t.startswith("##")),
+            "single_char_entries": sum(1 for t in vocab if len(t.removeprefix("##")) == 1),
         },
     }
     write_folder(out, vocab, stats)
@@ -387,9 +386,9 @@ def train_tokenizer(
         "argv": argv,
         "config": config,
         "inputs": described,
-        "counts": {"lines": source.counts["lines_read"], "bytes": source.counts["bytes"]},
+        "counts": {"lines": source.counts["lines_used"], "bytes": source.counts["bytes"]},
         "outputs": {
-            name: _file_sha256(str(out / name))
+            name: file_sha256(str(out / name))
             for name in (
                 "vocab.txt",
                 "tokenizer.json",
@@ -403,16 +402,29 @@ def train_tokenizer(
     tmp_manifest.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", "utf-8")
     os.replace(tmp_manifest, manifest_path)
     log.info(
-        "%s: %d tokens (%s) from %d lines, %d bytes; segment %.1fs, train %.1fs",
+        "%s: %d tokens (%s; %d single-character entries) from %d of %d lines, %d bytes "
+        "(sample fraction %.4f); count %.1fs, segment %.1fs, train %.1fs",
         out,
         len(vocab),
         method,
+        stats["vocab"]["single_char_entries"],
+        source.counts["lines_used"],
         source.counts["lines_read"],
         source.counts["bytes"],
+        fraction,
+        timings["count_s"],
         timings["segment_s"],
         timings["train_s"],
     )
     return out
+
+
+def _check_not_empty(n: int, counts: collections.Counter, source: Inputs) -> None:
+    if n == 0 or counts["words"] == 0:
+        raise EmptyCorpusError(
+            f"the corpus has no text to learn from ({source.counts['lines_read']} lines read, "
+            f"{source.counts['lines_used']} sampled)"
+        )
 
 
 def _write_lines(lines: Iterable[str], path: str) -> int:
@@ -448,22 +460,68 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--input", nargs="+", required=True, help="files, folders or globs")
+    p.add_argument("--input", nargs="+", required=True, help="files, folders or globs (paths only)")
     p.add_argument("--output", required=True, help="output folder")
     p.add_argument("--vocab", type=int, default=32000, help="total vocabulary size (32000)")
     p.add_argument("--method", choices=METHODS, default="morpheme-bpe")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--max-bytes", type=int, default=None, help="cap on UTF-8 bytes of text used")
+    p.add_argument(
+        "--sample-bytes",
+        "--max-bytes",
+        dest="sample_bytes",
+        type=_sample_size,
+        default=DEFAULT_SAMPLE_BYTES,
+        help="train on a uniform random sample of about this many UTF-8 bytes of text, drawn "
+        f"by --seed from all inputs ({DEFAULT_SAMPLE_BYTES:_}; 'all' for no sampling)",
+    )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--coverage",
+        type=float,
+        default=DEFAULT_COVERAGE,
+        help="share of character occurrences the single-character entries cover (0.9995)",
+    )
+    p.add_argument(
+        "--base-chars",
+        choices=BASE_CHOICES,
+        default="auto",
+        help="characters always in the vocabulary: ascii, or full (+ KS X 1001 Hangul, "
+        "compatibility jamo, common punctuation); auto = full from a 16000 vocabulary",
+    )
     p.add_argument(
         "--min-char-count",
         type=int,
         default=DEFAULT_MIN_CHAR_COUNT,
-        help="characters rarer than this are left out of the alphabet (BPE methods)",
+        help="characters rarer than this never enter the alphabet by coverage",
+    )
+    p.add_argument(
+        "--min-unit-count",
+        type=int,
+        default=DEFAULT_MIN_UNIT_COUNT,
+        help="units (morphemes or words) rarer than this are left out before BPE (2)",
     )
     p.add_argument("--min-frequency", type=int, default=DEFAULT_MIN_FREQUENCY)
+    p.add_argument(
+        "--max-distinct-units",
+        type=int,
+        default=DEFAULT_MAX_DISTINCT_UNITS,
+        help="memory bound while counting: drop the rarest units beyond this many",
+    )
+    p.add_argument("--tmp-dir", default=None, help="folder for temporary files (sentencepiece)")
     p.add_argument("--force", action="store_true", help="retrain even if the manifest matches")
     return p
+
+
+def _sample_size(text: str) -> int | None:
+    if text.lower() in ("all", "none"):
+        return None
+    try:
+        value = int(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a byte count: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -477,9 +535,15 @@ def main(argv: list[str] | None = None) -> int:
             method=args.method,
             seed=args.seed,
             workers=args.workers,
-            max_bytes=args.max_bytes,
+            sample_bytes=args.sample_bytes,
+            coverage=args.coverage,
+            base_chars=args.base_chars,
             min_char_count=args.min_char_count,
+            min_unit_count=args.min_unit_count,
             min_frequency=args.min_frequency,
+            max_distinct_units=args.max_distinct_units,
+            tmp_dir=args.tmp_dir,
+            paths_only=True,
             argv=["python", "-m", STAGE, *(argv if argv is not None else sys.argv[1:])],
             force=args.force,
         )

@@ -46,9 +46,23 @@ FORCED_CHARS = tuple(chr(c) for c in range(0x21, 0x7F)) + ("\u2581",)
 
 
 def bert_normalizer() -> normalizers.Normalizer:
-    """The exported normaliser: cased, accents kept (stripping would NFD-split Hangul)."""
-    return normalizers.BertNormalizer(
-        clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+    """The exported normaliser: NFC, then BERT's cleaning, cased, accents kept.
+
+    NFC first, as the corpus stage (`corpus.normalize`) does, so text in NFD
+    form (decomposed Hangul, as some macOS tools write it) encodes like the
+    precomposed text instead of as [UNK]. BertNormalizer's ``clean_text`` then
+    does the rest of the corpus stage's cleaning: control and format
+    characters (zero-width space, BOM, soft hyphen, bidi marks) are deleted
+    and every Unicode whitespace becomes a space. Accents are kept (stripping
+    would NFD-split Hangul), case is kept.
+    """
+    return normalizers.Sequence(
+        [
+            normalizers.NFC(),
+            normalizers.BertNormalizer(
+                clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=False
+            ),
+        ]
     )
 
 
@@ -157,28 +171,37 @@ def is_artefact(token: str) -> bool:
     return any(is_shadow(c) for c in body)
 
 
-def assemble_vocab(
-    alphabet: Iterable[str], learned: Iterable[str], vocab_size: int
-) -> tuple[list[str], dict[str, int]]:
-    """Specials, then every alphabet character in both forms, then learned pieces in order.
+class TooFewPiecesError(ValueError):
+    """The corpus supports fewer vocabulary entries than requested."""
 
-    Both forms of each character keep words with a rare continuation character
-    from becoming a whole-word [UNK] (WordPiece has no character fallback).
-    Characters that are always a word of their own (`is_isolated`) get only
-    the word form.
+
+def assemble_vocab(
+    alphabet: Iterable[str],
+    learned: Iterable[str],
+    vocab_size: int,
+    continuation: Iterable[str] | None = None,
+) -> tuple[list[str], dict[str, int]]:
+    """Specials, then the alphabet's word and ``##`` forms, then learned pieces in order.
+
+    `continuation` names the characters that get a ``##`` form (see
+    `tokenizer.alphabet`); None gives every alphabet character both forms.
+    `FORCED_CHARS` are always there in both forms. Characters that are always
+    a word of their own (`is_isolated`) get only the word form.
     Returns exactly `vocab_size` tokens or raises ValueError when the corpus
     does not support that many.
     """
-    chars = sorted(set(alphabet) | set(FORCED_CHARS))
+    extra = set() if continuation is None else set(continuation)
+    chars = sorted(set(alphabet) | set(FORCED_CHARS) | extra)
+    cont = set(chars) if continuation is None else extra | set(FORCED_CHARS)
     vocab: list[str] = list(SPECIAL_TOKENS)
     seen = set(vocab)
-    base = [c for c in chars] + [PREFIX + c for c in chars if not is_isolated(c)]
+    base = [c for c in chars] + [PREFIX + c for c in sorted(cont) if not is_isolated(c)]
     counts = {"alphabet_chars": len(chars), "base_tokens": len(base), "learned_available": 0}
     if len(vocab) + len(base) > vocab_size:
         raise ValueError(
             f"vocab size {vocab_size} is too small for the {len(chars)}-character alphabet "
-            f"(needs at least {len(vocab) + len(base)} with the special tokens); raise --vocab "
-            "or --min-char-count"
+            f"(needs at least {len(vocab) + len(base)} with the special tokens); raise --vocab, "
+            "lower --coverage or use --base-chars ascii"
         )
     for tok in base:
         if tok not in seen:
@@ -193,10 +216,11 @@ def assemble_vocab(
         seen.add(tok)
         vocab.append(tok)
     if len(vocab) < vocab_size:
-        raise ValueError(
+        raise TooFewPiecesError(
             f"the corpus supports only {len(vocab)} vocabulary entries (alphabet of {len(chars)} "
             f"characters plus {counts['learned_available']} learned pieces), fewer than the "
-            f"requested {vocab_size}: use more text, a smaller --vocab, or --min-frequency 1"
+            f"requested {vocab_size}: use more text, a smaller --vocab, or --min-unit-count 1 "
+            "--min-frequency 1"
         )
     counts["learned_used"] = len(vocab) - len(SPECIAL_TOKENS) - len(base)
     return vocab, counts
