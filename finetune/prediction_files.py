@@ -281,11 +281,12 @@ def validate(
     by_guid: dict[str, dict] = {}
     duplicates: list[str] = []
     for i, rec in enumerate(preds):
-        problem = record_problem(task, rec, relations)
         guid = rec.get("guid") if isinstance(rec, dict) else None
         name = guid if isinstance(guid, str) else f"record {i + 1}"
-        if problem is None and guid not in units:
+        if isinstance(guid, str) and guid not in units:
             problem = "unknown id (not in the gold data)"
+        else:
+            problem = record_problem(task, rec, relations)
         if problem is None:
             if guid in by_guid:
                 if guid not in duplicates:
@@ -306,7 +307,7 @@ def validate(
         problems["missing id"] = missing
     if problems:
         hint = (
-            " (missing ids can be scored without with --allow-missing)"
+            " (allow_missing / --allow-missing scores only the ids present)"
             if set(problems) == {"missing id"}
             else ""
         )
