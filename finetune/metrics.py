@@ -232,7 +232,7 @@ def _entity_macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
     pred_entities = set(iob2_entities(pred))
     types = sorted({e[2] for e in gold_entities | pred_entities})
     if not types:
-        return 0.0  # seqeval: no entity on either side scores 0
+        return math.nan  # seqeval: the mean over no entity type is undefined
     scores = []
     for t in types:
         g = {e for e in gold_entities if e[2] == t}
@@ -250,7 +250,8 @@ def ner(
 
     Every sentence is concatenated into ONE tag sequence after dropping the
     positions whose character is a space ``" "`` (on both sides), so an entity
-    may run across a sentence boundary exactly as in the baseline. Character F1
+    may run across a sentence boundary exactly as in the baseline (entity F1 is
+    NaN, as in seqeval, when neither side has any entity). Character F1
     is macro over all 13 tags with ``zero_division=1`` (a tag absent from both
     sides scores 1); ``ner_char_f1_no_o`` averages the 12 entity tags only.
     """
