@@ -525,3 +525,117 @@ def test_wos_agrees_with_an_independent_count(seed):
         gold.append(g)
         pred.append(p)
     assert metrics.wos(gold, pred) == approx(_ref_wos(gold, pred), abs=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# real dev data: randomly corrupted predictions through finetune.prediction_files
+
+
+@pytest.fixture(scope="module")
+def real_klue(data_dir):
+    from corpus import klue
+
+    root = data_dir / "klue"
+    cache: dict = {}
+
+    def get(task: str, split: str = "dev"):
+        if (task, split) not in cache:
+            cache[task, split] = klue.load(task, split, root)
+        return cache[task, split]
+
+    get.relations = klue.relations(root)
+    return get
+
+
+def _corrupt_labels(rng, values, choices, rate=0.3):
+    return [str(rng.choice(choices)) if rng.random() < rate else v for v in values]
+
+
+@pytest.mark.filterwarnings("ignore:No positive class found")
+def test_real_dev_corrupted_predictions_agree_with_reference_libraries(real_klue):
+    from corpus.klue import nli as klue_nli
+    from corpus.klue import ynat as klue_ynat
+    from finetune.prediction_files import score_predictions
+
+    rng = np.random.default_rng(0)
+    # YNAT, NLI
+    for task, labels, field in (
+        ("ynat", klue_ynat.LABELS, "label"),
+        ("nli", klue_nli.LABELS, "gold_label"),
+    ):
+        gold = real_klue(task)
+        g = [getattr(x, field) for x in gold]
+        p = _corrupt_labels(rng, g, labels)
+        got = score_predictions(
+            task, [{"guid": x.guid, "label": y} for x, y in zip(gold, p, strict=True)], gold
+        )
+        if task == "ynat":
+            want = {"ynat_macro_f1": 100 * f1_score(g, p, average="macro")}
+        else:
+            want = {"nli_accuracy": 100 * np.mean(np.array(g) == np.array(p))}
+        assert got == approx(want, abs=1e-6)
+    # STS
+    gold = real_klue("sts")
+    g = np.array([x.real_label for x in gold])
+    p = g + rng.normal(0, 1.0, len(g))
+    preds = [{"guid": x.guid, "score": float(s)} for x, s in zip(gold, p, strict=True)]
+    got = score_predictions("sts", preds, gold)
+    want = {"sts_pearsonr": 100 * pearsonr(p, g)[0], "sts_f1": 100 * f1_score(g >= 3, p >= 3)}
+    assert got == approx(want, abs=1e-6)
+    # RE
+    gold = real_klue("re")
+    relations = real_klue.relations
+    ids = {r: i for i, r in enumerate(relations)}
+    g = np.array([ids[x.label] for x in gold])
+    logits = rng.normal(size=(len(g), len(relations)))
+    logits[np.arange(len(g)), g] += rng.uniform(0, 4, len(g))
+    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    p = probs.argmax(axis=1)
+    preds = [
+        {"guid": x.guid, "label": relations[k], "probs": probs[i].tolist()}
+        for i, (x, k) in enumerate(zip(gold, p, strict=True))
+    ]
+    got = score_predictions("re", preds, gold, relations=relations)
+    want = {
+        "re_micro_f1": 100 * f1_score(g, p, average="micro", labels=list(range(1, 30))),
+        "re_auprc": _ref_auprc(g, probs, 30),
+    }
+    assert got == approx(want, abs=1e-6)
+
+
+def test_real_dev_corrupted_ner_dp_wos_agree_with_reference_libraries(real_klue):
+    from finetune.prediction_files import score_predictions
+
+    rng = np.random.default_rng(1)
+    # seqeval's strict mode is quadratic in the sequence length (about 100 s on all 5,000 dev
+    # sentences), so the reference runs on the first 400 sentences (~18k characters)
+    gold = real_klue("ner")[:400]
+    pred_tags = [[t if rng.random() < 0.9 else str(rng.choice(TAGS)) for t in x.tags] for x in gold]
+    preds = [{"guid": x.guid, "tags": t} for x, t in zip(gold, pred_tags, strict=True)]
+    got = score_predictions("ner", preds, gold)
+    want = _ref_ner([x.tags for x in gold], pred_tags, [x.sentence for x in gold])
+    assert got == approx(want, abs=1e-6)
+    assert 0 < got["ner_entity_f1"] < 99  # the corruption did something
+
+    gold = real_klue("dp")
+    heads = [
+        [h if rng.random() < 0.8 else int(rng.integers(0, len(x.words) + 1)) for h in x.heads]
+        for x in gold
+    ]
+    rels = [_corrupt_labels(rng, x.deprels, metrics.DP_DEPRELS) for x in gold]
+    preds = [
+        {"guid": x.guid, "heads": h, "deprels": r}
+        for x, h, r in zip(gold, heads, rels, strict=True)
+    ]
+    got = score_predictions("dp", preds, gold)
+    want = _ref_dp([x.heads for x in gold], [x.deprels for x in gold], heads, rels)
+    assert got == approx(want, abs=1e-6)
+
+    gold = real_klue("wos", "dev_sample_10")
+    turns = [t.state for d in gold for t in d.user_turns()]
+    guids = [f"{d.guid}:{i}" for d in gold for i in range(len(d.user_turns()))]
+    pred_states = [[s for s in st if rng.random() < 0.9] for st in turns]
+    preds = [{"guid": g, "state": s} for g, s in zip(guids, pred_states, strict=True)]
+    got = score_predictions("wos", preds, gold)
+    assert got == approx(_ref_wos([list(t) for t in turns], pred_states), abs=1e-6)
+    assert got["wos_joint_goal_accuracy"] < 100
