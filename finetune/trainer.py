@@ -305,7 +305,7 @@ class _Throughput:
 
 
 def prepare_data(
-    task: Task, cfg: Mapping[str, Any], pre: modeling.Pretrained, data_dir: str | None
+    task: Task, cfg: Mapping[str, Any], pre: modeling.LoadedModel, data_dir: str | None
 ) -> tuple[Splits, Features, Features]:
     """The task's splits (limited for smoke runs) encoded with the model's tokenizer."""
     splits = task.load_splits(data_dir, float(cfg["dev_fraction"]))
@@ -319,16 +319,16 @@ def prepare_data(
     )
     ctx = EncodeContext(
         tokenizer=pre.tokenizer,
-        cls_id=pre.special_ids["cls"],
-        sep_id=pre.special_ids["sep"],
-        pad_id=pre.special_ids["pad"],
-        use_token_types=pre.model_config.type_vocab_size > 1,
+        cls_id=pre.cls_id,
+        sep_id=pre.sep_id,
+        pad_id=pre.pad_id,
+        use_token_types=pre.use_token_types,
     )
     length = int(cfg["max_seq_length"])
-    if length > pre.model_config.max_seq_length:
+    if length > pre.config.max_seq_length:
         raise ValueError(
             f"max_seq_length {length} exceeds what the model supports "
-            f"({pre.model_config.max_seq_length}); lower --config.max_seq_length"
+            f"({pre.config.max_seq_length}); lower --config.max_seq_length"
         )
     train_f = task.encode(train, ctx, length, True)
     dev_f = task.encode(dev, ctx, length, False)
@@ -338,7 +338,7 @@ def prepare_data(
 def run_task(
     cfg: Any,
     task: Task,
-    pre: modeling.Pretrained,
+    pre: modeling.LoadedModel,
     output_dir: str | Path,
     data_dir: str | None = None,
 ) -> dict[str, Any]:
@@ -351,15 +351,15 @@ def run_task(
     out.mkdir(parents=True, exist_ok=True)
     is_main = jax.process_index() == 0
     cfg_json = _cfg_json(cfg)
-    run_id = config_hash(cfg_json, pre.path)
+    run_id = config_hash(cfg_json, str(pre.path))
     done = finished(out, run_id)
     if done is not None:
         logging.info("%s: finished before (%s), skipped", task.name, out / MANIFEST)
         return done
 
     seed = int(cfg["seed"])
-    pre = modeling.add_tokens(pre, tuple(task.extra_tokens), seed)
-    pre = _with_dtype(pre, str(cfg["dtype"]))
+    pre = modeling.with_tokens(pre, tuple(task.extra_tokens), seed)
+    pre = modeling.with_dtype(pre, str(cfg["dtype"]))
     splits, train_f, dev_f = prepare_data(task, cfg, pre, data_dir)
     steps = plan_steps(cfg, len(train_f))
     mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
@@ -420,9 +420,9 @@ def run_task(
 
     info = {
         "task": task.name,
-        "model": pre.path,
+        "model": str(pre.path),
         "model_source": pre.source,
-        "model_config": pre.model_config.to_dict(),
+        "model_config": pre.config.to_dict(),
         "seed": seed,
         "num_train_examples": len(splits.train),
         "num_dev_examples": len(splits.dev),
@@ -533,12 +533,6 @@ def run_task(
     return result
 
 
-def _with_dtype(pre: modeling.Pretrained, dtype: str) -> modeling.Pretrained:
-    import dataclasses
-
-    return dataclasses.replace(pre, model_config=pre.model_config.replace(dtype=dtype))
-
-
 def _evaluate(
     task: Task,
     p_eval: Callable,
@@ -557,7 +551,7 @@ def _evaluate(
 def _save_best(
     out: Path,
     params: Any,
-    pre: modeling.Pretrained,
+    pre: modeling.LoadedModel,
     task: Task,
     step: int,
     scores: dict[str, float],
@@ -583,9 +577,9 @@ def _save_best(
         {
             "task": task.name,
             "step": step,
-            "model_config": pre.model_config.to_dict(),
+            "model_config": pre.config.to_dict(),
             "special_ids": pre.special_ids,
-            "pretrained": pre.path,
+            "pretrained": str(pre.path),
             "scores": scores,
         },
     )
