@@ -149,7 +149,7 @@ def _macro_f1(gold: np.ndarray, pred: np.ndarray) -> float:
 
 def _labels(values: Sequence[Hashable]) -> np.ndarray:
     """Labels as a numpy array that `np.unique` can sort (names or ints, not mixed)."""
-    arr = np.asarray(list(values))
+    arr = values if isinstance(values, np.ndarray) else np.asarray(list(values))
     if arr.dtype == object:
         raise ValueError("labels must be all names or all integer ids, not mixed")
     return arr
