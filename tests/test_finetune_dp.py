@@ -114,6 +114,9 @@ def test_eisner_finds_the_best_projective_single_root_tree(n):
                 a = heads[a - 1]
         return sum(h == 0 for h in heads) == 1
 
+    def total(h, scores):
+        return sum(scores[h[d], d + 1] for d in range(n))
+
     for _ in range(5):
         scores = rng.normal(size=(n + 1, n + 1))
         best = max(
@@ -122,12 +125,11 @@ def test_eisner_finds_the_best_projective_single_root_tree(n):
                 for h in itertools.product(range(n + 1), repeat=n)
                 if all(h[d] != d + 1 for d in range(n)) and is_tree(h) and projective(h)
             ),
-            key=lambda h: sum(scores[h[d], d + 1] for d in range(n)),
+            key=lambda h, s=scores: total(h, s),
         )
         got = tuple(int(h) for h in eisner(scores))
-        total = lambda h: sum(scores[h[d], d + 1] for d in range(n))  # noqa: E731
         assert is_tree(got) and projective(got)
-        assert total(got) == pytest.approx(total(best))
+        assert total(got, scores) == pytest.approx(total(best, scores))
 
 
 @pytest.mark.parametrize("tree", [False, True])
