@@ -393,3 +393,32 @@ def test_module_entry_point_in_a_subprocess(tmp_path):
     )
     line = next(x for x in index.stdout.splitlines() if "finetune.evaluate" in x)
     assert "not built yet" not in line
+
+
+def test_re_from_an_official_style_archive_with_its_relation_list(tmp_path, capsys):
+    import tarfile
+
+    archive = tmp_path / "klue-re-v1.1.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(FIXTURES / "klue-re-v1.1", arcname="klue-re-v1.1")
+    gold = klue.load("re", "train", FIXTURES)
+    relations = klue.relations(FIXTURES)
+    path = tmp_path / "p.jsonl"
+    prediction_files.write_predictions(
+        "re", prediction_files.gold_predictions("re", gold, relations), path, relations=relations
+    )
+    code, got, err = cli(
+        capsys, "--task", "re", "--predictions", str(path), "--gold", str(archive),
+        "--split", "train", "--data-dir", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0, err
+    assert got["re_micro_f1"] == 100.0
+    assert "klue-re-v1.1.tar.gz:klue-re-v1.1/klue-re-v1.1_train.json" in err
+
+
+def test_help_exits_0(capsys):
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--allow-missing" in out and "--gold" in out
