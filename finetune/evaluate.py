@@ -16,7 +16,8 @@ Prediction formats: ``../shared/docs/klue-formats.md``; metric definitions:
 ``docs/finetune_metrics.md``. A bad prediction file (missing, duplicate or
 unknown ids, wrong labels or lengths, NaN) ends with an error that lists each
 problem with its first 10 ids, and exit status 2; ``--allow-missing`` scores
-only the ids present and says how many are missing.
+only the ids present and says how many are missing; ``--missing-as-empty``
+(MRC, WoS) scores a missing question or turn as the empty answer or state.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ _READERS = {
     "wos": wos.read,
 }
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
+#: What one prediction line scores, for the messages.
+UNITS = {
+    "ynat": "examples",
+    "sts": "examples",
+    "nli": "examples",
+    "ner": "sentences",
+    "re": "examples",
+    "dp": "sentences",
+    "mrc": "questions",
+    "wos": "user turns",
+}
 
 
 def _find_in_archive(archive: Path, file_name: str) -> SplitFile | None:
@@ -159,10 +171,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_data_dir_argument(parser)
     parser.add_argument("--output", default=None, help="also write the JSON object here")
-    parser.add_argument(
+    missing = parser.add_mutually_exclusive_group()
+    missing.add_argument(
         "--allow-missing",
         action="store_true",
         help="score only the gold ids that have a prediction (reports how many are missing)",
+    )
+    missing.add_argument(
+        "--missing-as-empty",
+        action="store_true",
+        help="mrc, wos: score a missing question/turn as the empty answer/state",
     )
     args = parser.parse_args(argv)
 
@@ -174,9 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         gold,
         relations=relations,
         allow_missing=args.allow_missing,
+        missing_as_empty=args.missing_as_empty,
         source=args.predictions,
     )
-    unit = "turns" if args.task == "wos" else "units"
+    unit = UNITS[args.task]
     print(f"gold: {where}", file=sys.stderr)
     print(f"scored {result.n_scored} {unit}", file=sys.stderr)
     if result.n_missing:
@@ -184,6 +203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"warning: {result.n_missing} of {total} gold {unit} have no prediction and were "
             "left out (--allow-missing): not comparable with a full score",
+            file=sys.stderr,
+        )
+    if result.n_empty:
+        print(
+            f"note: {result.n_empty} of {result.n_scored} gold {unit} had no prediction and "
+            "were scored as empty (--missing-as-empty)",
             file=sys.stderr,
         )
     scores = {name: result.metrics[name] for name in METRIC_NAMES[args.task]}

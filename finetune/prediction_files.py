@@ -4,8 +4,10 @@ API::
 
     write_predictions(task, preds, path, relations=None)   # JSON Lines, atomic, checked
     read_predictions(task, path) -> list[dict]             # JSON Lines (also .gz)
-    validate(task, preds, gold, relations=None, allow_missing=False) -> Aligned
-    score_predictions(task, preds, gold, relations=None, allow_missing=False) -> dict
+    validate(task, preds, gold, relations=None, allow_missing=False,
+             missing_as_empty=False) -> Aligned
+    score_predictions(task, preds, gold, relations=None, allow_missing=False,
+                      missing_as_empty=False) -> dict
     evaluate(task, preds, gold, ...) -> Evaluation        # the metrics plus the counts
     gold_predictions(task, gold, relations=None) -> list[dict]   # perfect predictions
     gold_units(task, gold) -> dict[guid, unit]             # what one prediction line scores
@@ -25,7 +27,9 @@ The trainer and ``python -m finetune.evaluate`` both go through
 match one gold unit: missing, duplicate or unknown ids, wrong label names,
 wrong lengths and non-finite numbers raise `PredictionError`, which lists
 each kind of problem with its count and first 10 ids; ``allow_missing``
-scores only the units present (duplicates and unknown ids stay errors).
+scores only the units present, ``missing_as_empty`` (MRC and WoS only) scores
+a missing unit as the empty prediction (answer ``""``, state ``[]``);
+duplicates and unknown ids stay errors either way.
 """
 
 from __future__ import annotations
@@ -63,6 +67,8 @@ FIELDS = {
 }
 #: How far the RE probabilities of one example may sum from 1 (rounding when written).
 PROBS_SUM_TOLERANCE = 1e-2
+#: The empty prediction of the tasks that have one (for ``missing_as_empty``).
+EMPTY_PREDICTION = {"mrc": {"answer": ""}, "wos": {"state": []}}
 #: How many ids an error message names per kind of problem.
 SHOWN_IDS = 10
 _NER_TAGS = frozenset(NER_TAGS)
@@ -255,7 +261,8 @@ class Aligned:
     guids: list[str]
     gold: list[Any]
     preds: list[dict]
-    missing: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # left out (allow_missing)
+    empty: list[str] = field(default_factory=list)  # scored as empty (missing_as_empty)
 
     @property
     def n_gold(self) -> int:
@@ -269,10 +276,18 @@ def validate(
     *,
     relations: Sequence[str] | None = None,
     allow_missing: bool = False,
+    missing_as_empty: bool = False,
     source: str = "predictions",
 ) -> Aligned:
     """Matches `preds` to the gold units; raises `PredictionError` listing every problem."""
     _check_task(task)
+    if allow_missing and missing_as_empty:
+        raise ValueError("allow_missing and missing_as_empty exclude each other")
+    if missing_as_empty and task not in EMPTY_PREDICTION:
+        raise ValueError(
+            f"{task} has no empty prediction: missing_as_empty (--missing-as-empty) works for "
+            f"{' and '.join(EMPTY_PREDICTION)} only"
+        )
     units = gold_units(task, gold)
     if task == "re":
         _relation_ids(relations)
@@ -303,6 +318,11 @@ def validate(
     # a unit whose prediction is malformed counts as bad, not also as missing
     bad = {n for ids in problems.values() for n in ids}
     missing = [g for g in missing if g not in bad]
+    empty: list[str] = []
+    if missing and missing_as_empty:
+        empty, missing = missing, []
+        for g in empty:
+            by_guid[g] = {"guid": g, **EMPTY_PREDICTION[task]}
     if missing and not allow_missing:
         problems["missing id"] = missing
     if problems:
@@ -315,7 +335,9 @@ def validate(
     guids = [g for g in units if g in by_guid]
     if not guids:
         raise PredictionError(source, {"no prediction matches a gold id": missing[:SHOWN_IDS]})
-    return Aligned(task, guids, [units[g] for g in guids], [by_guid[g] for g in guids], missing)
+    return Aligned(
+        task, guids, [units[g] for g in guids], [by_guid[g] for g in guids], missing, empty
+    )
 
 
 def score_aligned(aligned: Aligned, relations: Sequence[str] | None = None) -> dict[str, float]:
@@ -359,12 +381,14 @@ def score_aligned(aligned: Aligned, relations: Sequence[str] | None = None) -> d
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The metrics of one task plus how many gold units were scored and missing."""
+    """The metrics of one task plus how many gold units were scored, left out (missing) and
+    scored as empty."""
 
     task: str
     metrics: dict[str, float]
     n_scored: int
     n_missing: int
+    n_empty: int = 0
 
 
 def evaluate(
@@ -374,14 +398,21 @@ def evaluate(
     *,
     relations: Sequence[str] | None = None,
     allow_missing: bool = False,
+    missing_as_empty: bool = False,
     source: str = "predictions",
 ) -> Evaluation:
     """`validate` then `score_aligned`."""
     aligned = validate(
-        task, preds, gold, relations=relations, allow_missing=allow_missing, source=source
+        task,
+        preds,
+        gold,
+        relations=relations,
+        allow_missing=allow_missing,
+        missing_as_empty=missing_as_empty,
+        source=source,
     )
     scores = score_aligned(aligned, relations)
-    return Evaluation(task, scores, len(aligned.guids), len(aligned.missing))
+    return Evaluation(task, scores, len(aligned.guids), len(aligned.missing), len(aligned.empty))
 
 
 def score_predictions(
@@ -391,9 +422,17 @@ def score_predictions(
     *,
     relations: Sequence[str] | None = None,
     allow_missing: bool = False,
+    missing_as_empty: bool = False,
 ) -> dict[str, float]:
     """The task's metrics (names of `metrics.METRIC_NAMES`, 0-100) of `preds` against `gold`."""
-    return evaluate(task, preds, gold, relations=relations, allow_missing=allow_missing).metrics
+    return evaluate(
+        task,
+        preds,
+        gold,
+        relations=relations,
+        allow_missing=allow_missing,
+        missing_as_empty=missing_as_empty,
+    ).metrics
 
 
 # ---------------------------------------------------------------------------------------------

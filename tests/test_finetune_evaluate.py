@@ -154,7 +154,7 @@ def test_gold_from_archive_split_folder_and_data_dir(data_dir, tmp_path, capsys)
         code, got, err = cli(capsys, "--task", "nli", "--predictions", str(path), *form)
         assert code == 0, err
         assert got == {"nli_accuracy": 100.0}
-        assert "scored 10 units" in err
+        assert "scored 10 examples" in err
     # the same predictions against the full dev split: 2,990 ids missing
     code, got, err = cli(
         capsys, "--task", "nli", "--predictions", str(path),
@@ -243,7 +243,7 @@ def test_missing_ids_name_the_first_ten_and_allow_missing_scores_the_rest(tmp_pa
     )
     assert code == 0
     assert got == {"nli_accuracy": 100.0}
-    assert "18 of 30" in err and "scored 12 units" in err
+    assert "18 of 30" in err and "scored 12 examples" in err
 
 
 def test_allow_missing_does_not_excuse_unknown_or_duplicate_ids(tmp_path, capsys):
@@ -422,3 +422,37 @@ def test_help_exits_0(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "--allow-missing" in out and "--gold" in out
+
+
+def test_missing_as_empty_scores_missing_mrc_and_wos_units_as_empty(tmp_path, capsys):
+    gold = klue.load("mrc", "dev", FIXTURES)
+    # only the two answerable questions: the unanswerable one, missing, counts as "" (right)
+    preds = prediction_files.gold_predictions("mrc", gold)[:2]
+    path = _write(tmp_path / "mrc.jsonl", preds)
+    gold_path = str(FIXTURES / "klue-mrc-v1.1" / "klue-mrc-v1.1_dev.json")
+    args = ["--task", "mrc", "--predictions", str(path), "--gold", gold_path]
+    code, got, err = cli(capsys, *args, "--missing-as-empty")
+    assert code == 0, err
+    assert got == {"mrc_exact_match": 100.0, "mrc_rouge_w": 100.0}
+    assert "1 of 3 gold questions had no prediction" in err
+    code, _, err = cli(capsys, *args)
+    assert code == 2 and "missing id (1): klue-mrc-v1_dev_00002" in err
+    code, _, err = cli(capsys, *args, "--missing-as-empty", "--allow-missing")
+    assert code == 2 and "not allowed with" in err  # argparse: mutually exclusive
+    # WoS (turn 0 has an empty gold state, turn 1 two items): a missing turn is the empty state
+    wos_gold = klue.load("wos", "dev", FIXTURES)
+    assert [len(s) for s in prediction_files.gold_units("wos", wos_gold).values()] == [0, 2]
+    perfect = prediction_files.gold_predictions("wos", wos_gold)
+    for kept, want in (([perfect[1]], 100.0), ([perfect[0]], 50.0)):
+        got = prediction_files.score_predictions("wos", kept, wos_gold, missing_as_empty=True)
+        assert got == {"wos_joint_goal_accuracy": want, "wos_slot_f1": want}
+
+
+def test_missing_as_empty_is_refused_where_no_empty_prediction_exists(tmp_path, capsys):
+    gold = _nli_gold(tmp_path, 3)
+    path = _write(tmp_path / "p.jsonl", _nli_preds(2))
+    code, _, err = cli(
+        capsys, "--task", "nli", "--predictions", str(path), "--gold", str(gold),
+        "--missing-as-empty",
+    )  # fmt: skip
+    assert code == 2 and "nli has no empty prediction" in err
