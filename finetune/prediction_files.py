@@ -232,20 +232,32 @@ def record_problem(task: str, rec: Any, relations: Sequence[str] | None = None) 
     return None
 
 
-def _unit_problem(task: str, rec: dict, unit: Any, n_relations: int) -> str | None:
-    """What is wrong with a well-formed prediction given its gold unit (lengths, ranges)."""
+def _unit_problem(task: str, rec: dict, unit: Any, n_relations: int) -> tuple[str, str] | None:
+    """What is wrong with a well-formed prediction given its gold unit (lengths, ranges):
+    ``(kind, detail for this id)``, or None."""
     if task == "ner":
-        if len(rec["tags"]) != len(unit.sentence):
-            return "wrong number of tags (one per character, spaces included)"
+        n = len(unit.sentence)
+        if len(rec["tags"]) != n:
+            return (
+                "wrong number of tags (one per character, spaces included)",
+                f"{len(rec['tags'])} tags, {n} characters",
+            )
     elif task == "re":
         if len(rec["probs"]) != n_relations:
-            return f"wrong number of probabilities (expected {n_relations})"
+            return (
+                f"wrong number of probabilities (expected {n_relations})",
+                f"{len(rec['probs'])}",
+            )
     elif task == "dp":
         n = len(unit.words)
         if len(rec["heads"]) != n or len(rec["deprels"]) != n:
-            return "wrong number of words (one head and one label per word)"
-        if any(h < 0 or h > n for h in rec["heads"]):
-            return "head outside 0..number of words"
+            return (
+                "wrong number of words (one head and one label per word)",
+                f"{len(rec['heads'])} heads, {len(rec['deprels'])} labels, {n} words",
+            )
+        bad = [h for h in rec["heads"] if h < 0 or h > n]
+        if bad:
+            return "head outside 0..number of words", f"head {bad[0]}, {n} words"
     return None
 
 
@@ -293,6 +305,7 @@ def validate(
         _relation_ids(relations)
     n_relations = len(relations) if relations is not None else 0
     problems: dict[str, list[str]] = {}
+    bad: set[str] = set()  # guids with a problem: not also reported as missing
     by_guid: dict[str, dict] = {}
     duplicates: list[str] = []
     for i, rec in enumerate(preds):
@@ -307,17 +320,19 @@ def validate(
                 if guid not in duplicates:
                     duplicates.append(guid)
                 continue
-            problem = _unit_problem(task, rec, units[guid], n_relations)
+            found = _unit_problem(task, rec, units[guid], n_relations)
+            if found is not None:
+                problem, detail = found
+                name = f"{guid} ({detail})"
         if problem is not None:
             problems.setdefault(problem, []).append(name)
+            bad.add(name if guid is None else str(guid))
             continue
         by_guid[guid] = rec
     if duplicates:
         problems["duplicate id"] = duplicates
-    missing = [g for g in units if g not in by_guid]
     # a unit whose prediction is malformed counts as bad, not also as missing
-    bad = {n for ids in problems.values() for n in ids}
-    missing = [g for g in missing if g not in bad]
+    missing = [g for g in units if g not in by_guid and g not in bad]
     empty: list[str] = []
     if missing and missing_as_empty:
         empty, missing = missing, []
