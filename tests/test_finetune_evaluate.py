@@ -126,6 +126,19 @@ def test_round_trip_is_exact_and_numpy_values_are_written_as_json(tmp_path):
         assert scores == pytest.approx(dict.fromkeys(METRIC_NAMES[task], 100.0))
 
 
+def test_gzipped_prediction_file_with_crlf_and_bom_is_read(tmp_path, capsys):
+    import gzip
+
+    gold = klue.load("nli", "dev", FIXTURES)
+    lines = [json.dumps(p) for p in prediction_files.gold_predictions("nli", gold)]
+    path = tmp_path / "p.jsonl.gz"
+    path.write_bytes(gzip.compress(("\ufeff" + "\r\n".join(lines) + "\r\n").encode()))
+    assert prediction_files.read_predictions("nli", path) == [json.loads(x) for x in lines]
+    gold_path = str(FIXTURES / "klue-nli-v1.1" / "klue-nli-v1.1_dev.json")
+    code, got, _ = cli(capsys, "--task", "nli", "--predictions", str(path), "--gold", gold_path)
+    assert code == 0 and got == {"nli_accuracy": 100.0}
+
+
 def test_write_is_deterministic_and_keeps_non_ascii(tmp_path):
     gold = klue.load("ynat", "train", FIXTURES)
     preds = prediction_files.gold_predictions("ynat", gold)
