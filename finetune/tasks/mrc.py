@@ -9,6 +9,8 @@ window starts, not the overlap) until a window reaches the end. Each window is o
 ``[CLS] question [SEP] window [SEP]`` (segment ids 0/1 for BERT, all 0 for RoBERTa). The
 training target is the first gold answer's first and last token when the whole answer lies in
 the window, else [CLS] (position 0), which is also the target of unanswerable questions.
+(`Mrc.limits`: when ``max_seq_length`` is too short for these settings, as in a tiny smoke
+config, the question gets at most half of it and the stride at most the window, with a warning.)
 
 A token appears in several overlapping windows; as in SQuAD, an answer may START at a token
 only in the window where that token has the most context (`max_context_windows`: the largest
@@ -33,6 +35,7 @@ baseline takes the n best over the whole sequence and then discards the question
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,7 +57,7 @@ def doc_windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]
     if stride > window:
         raise ValueError(
             f"doc_stride {stride} is longer than the context window {window}: tokens between "
-            "windows would never be seen; lower doc_stride or max_query_length"
+            "windows would never be seen; lower --config.doc_stride or --config.max_query_length"
         )
     out, start = [], 0
     while True:
@@ -219,6 +222,44 @@ class Mrc(KlueTask):
         #: Training questions whose gold answer is not where its offset says (left untrained).
         self.skipped: list[str] = []
 
+    #: The config fields (``finetune/configs/mrc.py``) `configure` reads.
+    OPTIONS = (
+        "doc_stride",
+        "max_query_length",
+        "n_best_size",
+        "max_answer_length",
+        "null_threshold",
+    )
+
+    def configure(self, cfg: Mapping[str, Any]) -> None:
+        """Takes `OPTIONS` from a run config (the fields it has; the others keep their value)."""
+        for name in self.OPTIONS:
+            if name in cfg:
+                kind = type(getattr(self, name))
+                setattr(self, name, kind(cfg[name]))
+
+    def limits(self, max_seq_length: int) -> tuple[int, int]:
+        """``(max_query_length, doc_stride)`` that fit `max_seq_length`.
+
+        The question may take at most half of the sequence and the stride at most the shortest
+        window; a short sequence (a tiny smoke config) lowers them, with a logged warning.
+        """
+        if max_seq_length < 5:
+            raise ValueError(f"MRC: max_seq_length {max_seq_length} leaves no room for text")
+        q_limit = min(self.max_query_length, (max_seq_length - 3) // 2)
+        stride = min(self.doc_stride, max_seq_length - 3 - q_limit)
+        if (q_limit, stride) != (self.max_query_length, self.doc_stride):
+            logging.warning(
+                "MRC: max_seq_length %d is too short for max_query_length %d and doc_stride %d; "
+                "using %d and %d",
+                max_seq_length,
+                self.max_query_length,
+                self.doc_stride,
+                q_limit,
+                stride,
+            )
+        return q_limit, stride
+
     def encode(
         self, examples: Sequence[MrcExample], ctx: EncodeContext, max_seq_length: int, train: bool
     ) -> Features:
@@ -229,6 +270,7 @@ class Mrc(KlueTask):
         In training, a question whose first answer text is not at its ``answer_start`` is not
         encoded (no rows) and its guid is listed in `skipped`.
         """
+        q_limit, stride = self.limits(max_seq_length)
         questions = tokenize_batch(ctx.tokenizer, [ex.question for ex in examples])
         contexts = _tokenize_contexts(ctx.tokenizer, examples)
         rows: dict[str, list] = {k: [] for k in _ROW_KEYS}
@@ -244,9 +286,9 @@ class Mrc(KlueTask):
                         continue
                 else:
                     answer = (a.answer_start, a.answer_end)
-            q_ids = list(questions[i].ids[: self.max_query_length])
+            q_ids = list(questions[i].ids[:q_limit])
             for row in self.encode_question(
-                q_ids, contexts[ex.paragraph_index, ex.context], answer, ctx, max_seq_length
+                q_ids, contexts[ex.paragraph_index, ex.context], answer, ctx, max_seq_length, stride
             ):
                 for k in _ROW_KEYS:
                     rows[k].append(row[k])
@@ -263,12 +305,13 @@ class Mrc(KlueTask):
         answer: tuple[int, int] | None,
         ctx: EncodeContext,
         max_seq_length: int,
+        stride: int,
     ) -> list[dict[str, np.ndarray]]:
         """Feature rows of one question (``context`` is a `TokenizedText` of its context)."""
         prefix = 2 + len(q_ids)  # [CLS] question [SEP]
         window = max_seq_length - prefix - 1
         n = len(context)
-        wins = doc_windows(n, window, self.doc_stride)
+        wins = doc_windows(n, window, stride)
         best = max_context_windows(wins, n)
         span = char_span_to_tokens(context.offsets, *answer) if answer is not None else None
         out = []
