@@ -7,10 +7,10 @@
 KLUE-baseline run script: lr 3e-5, 5 epochs, batch 16, warmup 0.1, weight decay 0.01, gradient
 clipping 1.0, length 510 (history truncated from the left), decoder dropout 0.1. The value
 length is the longest training value + [SEP] unless ``--config.task_options.max_value_length``
-sets it. Expected on dev: KLUE-RoBERTa base 47.41 JGA / 91.60 slot F1 in the paper (appendix A);
-the paper's BPE-tokenizer ablation collapses here (21.38 vs 47.14 JGA, section 5.4). Only 10 dev dialogues
-are shared, so train comes from them by guid hash and the result is labelled "not comparable to
-the paper". A measured run: docs/finetune.md.
+sets it. Expected on dev: KLUE-RoBERTa base 47.41 JGA / 91.60 slot F1 in the paper (appendix
+A); the paper's BPE-tokenizer ablation collapses here (21.38 vs 47.14 JGA, section 5.4). Only 10
+dev dialogues are shared, so train comes from them by guid hash and the result is labelled "not
+comparable to the paper". A measured run: docs/finetune.md.
 """
 
 from __future__ import annotations
