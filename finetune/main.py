@@ -97,6 +97,14 @@ def task_config(task: str, base: Any) -> Any:
     return cfg
 
 
+def make_task(name: str, cfg: Any) -> Any:
+    """The task object, with the config's ``task_options`` (if any) as constructor arguments."""
+    from finetune.tasks.base import get_task
+
+    options = cfg.get("task_options")
+    return get_task(name, **(options.to_dict() if options is not None else {}))
+
+
 def load_all_splits(
     tasks: list[str], configs: dict[str, Any], data_dir: str | None, skip_missing: bool
 ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -105,12 +113,13 @@ def load_all_splits(
     With ``skip_missing`` (``--task all``) a task without data is left out with its reason;
     otherwise its `TaskDataError` propagates (exit 2).
     """
-    from finetune.tasks.base import TaskDataError, get_task
+    from finetune.tasks.base import TaskDataError
 
     splits, skipped = {}, {}
     for name in tasks:
         try:
-            splits[name] = get_task(name).load_splits(data_dir, float(configs[name].dev_fraction))
+            task = make_task(name, configs[name])
+            splits[name] = task.load_splits(data_dir, float(configs[name].dev_fraction))
         except (TaskDataError, FileNotFoundError) as e:
             if not skip_missing:
                 raise
@@ -134,7 +143,6 @@ def run_all(
 ) -> int:
     """Loads the model once, fine-tunes every task and seed, writes the results table."""
     from finetune import modeling, results, trainer
-    from finetune.tasks.base import get_task
 
     configs = {t: task_config(t, base) for t in tasks}  # config errors before any work
     splits, skipped = load_all_splits(tasks, configs, data_dir, skip_missing)
@@ -150,7 +158,7 @@ def run_all(
             seed_cfg = copy.deepcopy(cfg)
             seed_cfg.seed = int(cfg.seed) + i
             out = output / name if seeds == 1 else output / name / f"seed_{seed_cfg.seed}"
-            run = trainer.run_task(seed_cfg, get_task(name), pre, out, data_dir, splits[name])
+            run = trainer.run_task(seed_cfg, make_task(name, cfg), pre, out, data_dir, splits[name])
             if run.get("stopped"):
                 logging.warning(
                     "%s stopped (%s): rerun the command to resume", name, run["stopped"]

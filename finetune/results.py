@@ -3,9 +3,10 @@
 `summarize_seeds` turns the ``metrics.json`` of each seed of one task into one summary (mean and
 sample standard deviation of every metric, ddof=1 as is usual for a handful of seeds; 0 for one
 seed). `write_results` writes ``results.json`` and ``results.md`` with the columns in the order
-of the KLUE paper's tables (``../shared/docs/klue-paper-results.md``; DP and DST are not
-fine-tuned here, so their columns are left out). A task trained on a split of dev (no train
-split on hand) is marked with ``*`` and its note, as it is not comparable to the paper.
+of the KLUE paper's tables (``../shared/docs/klue-paper-results.md``; DP and DST report the
+baseline's numbers under the paper's names, see ``docs/finetune_metrics.md``). A task trained
+on a split of dev (no train split on hand) or on a subset (smoke runs) is marked with ``*`` and
+its note, as it is not comparable to the paper.
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ PAPER_COLUMNS = (
     ("NER F1^C", "ner", "ner_char_f1"),
     ("RE F1^mic", "re", "re_micro_f1"),
     ("RE AUC", "re", "re_auprc"),
+    ("DP UAS", "dp", "dp_uas_macro_f1"),
+    ("DP LAS", "dp", "dp_las_macro_f1"),
     ("MRC EM", "mrc", "mrc_exact_match"),
     ("MRC ROUGE", "mrc", "mrc_rouge_w"),
+    ("DST JGA", "wos", "wos_joint_goal_accuracy"),
+    ("DST F1^S", "wos", "wos_slot_f1"),
 )
 
 

@@ -568,6 +568,7 @@ def run_task(
         f"; {splits.note}" if splits.note else "",
     )
 
+    metric_key = str(cfg.get("metric_key") or "") or task.metric_key
     eval_every = int(cfg["eval_every_steps"]) or steps["steps_per_epoch"]
     ckpt_every = int(cfg["checkpoint_every_steps"])
     log_every = int(cfg["log_every_steps"])
@@ -601,7 +602,12 @@ def run_task(
                 scores, preds = _evaluate(
                     task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh
                 )
-                value = scores[task.metric_key]
+                if metric_key not in scores:
+                    raise ValueError(
+                        f"--config.metric_key={metric_key!r} is not a {task.name} metric "
+                        f"(one of {', '.join(scores)})"
+                    )
+                value = scores[metric_key]
                 history.append({"step": done_steps, **scores})
                 log.write(done_steps, {f"dev/{k}": v for k, v in scores.items()})
                 logging.info(
@@ -638,7 +644,7 @@ def run_task(
 
     result = {
         **{k: v for k, v in info.items() if k != "config"},
-        "metric_key": task.metric_key,
+        "metric_key": metric_key,
         "best_step": best["step"],
         "scores": best["scores"],
         "history": history,
