@@ -306,6 +306,9 @@ def test_bad_inputs_raise_clear_errors(our_tokenizer, tmp_path):
     save_file(tensors, str(folder / "model.safetensors"))
     with pytest.raises(ModelLoadError, match="missing weights .*layer.1.attention.self.key"):
         load_encoder(folder)
+    (folder / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{garbage")
+    with pytest.raises(ModelLoadError, match="not a readable safetensors file"):
+        load_encoder(folder)
     (folder / "model.safetensors").unlink()
     with pytest.raises(ModelLoadError, match="no model.safetensors"):
         load_encoder(folder)
