@@ -1,11 +1,29 @@
-"""`python -m finetune`: KLUE data and fine-tuning."""
+"""`python -m finetune`: the fine-tuning CLI (`finetune.main`); --help lists the entry points."""
+
+import sys
 
 from corpus.cli import print_index
 
-print_index(
-    "finetune",
-    "the eight KLUE tasks: data download, fine-tuning and official metrics",
-    {
-        "data": "download the official KLUE v1.1 archives and verify their SHA-256",
-    },
-)
+
+def _index() -> None:
+    from finetune.main import USAGE
+
+    print(USAGE)
+    print("  fine-tunes a BERT/RoBERTa model on KLUE tasks (python -m finetune.main --help)\n")
+    print_index(
+        "finetune",
+        "the eight KLUE tasks: data download, fine-tuning and official metrics",
+        {
+            "main": "fine-tune on ynat, sts, nli, re, ner, mrc or all (= python -m finetune)",
+            "data": "download the official KLUE v1.1 archives and verify their SHA-256",
+            "evaluate": "score a prediction file against a gold KLUE split",
+        },
+    )
+
+
+if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help", "--helpshort"):
+    _index()
+else:
+    from finetune.main import run
+
+    run()

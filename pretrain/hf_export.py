@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import save_file
 
-from pretrain.models import ModelConfig, PretrainingModel, count_params
+from pretrain.models import Encoder, ModelConfig, PretrainingModel, count_params
 
 # Files a tokenizer folder may hold (tokenizer.train writes the WordPiece set); copied when
 # present. The tokenizer's own train_stats.json is copied too, for provenance.
@@ -93,10 +93,11 @@ def _layer_norm(prefix: str, norm: Any) -> ParamMap:
     return [(f"{prefix}.weight", norm.scale, False), (f"{prefix}.bias", norm.bias, False)]
 
 
-def param_map(model: PretrainingModel) -> ParamMap:
-    """Every parameter of ``model`` with its transformers name (tied decoder not included)."""
-    base = "bert" if model.config.arch == "bert" else "roberta"
-    emb = model.encoder.embeddings
+def encoder_param_map(encoder: Encoder) -> ParamMap:
+    """Every parameter of an `Encoder` (embeddings, layers, pooler if it has one) with its
+    transformers name under ``bert.``/``roberta.``: the part pretraining and fine-tuning share."""
+    base = "bert" if encoder.config.arch == "bert" else "roberta"
+    emb = encoder.embeddings
     out: ParamMap = [
         (f"{base}.embeddings.word_embeddings.weight", emb.word_embeddings.embedding, False),
         (f"{base}.embeddings.position_embeddings.weight", emb.position_embeddings.embedding, False),
@@ -107,7 +108,7 @@ def param_map(model: PretrainingModel) -> ParamMap:
         ),
     ]
     out += _layer_norm(f"{base}.embeddings.LayerNorm", emb.layer_norm)
-    for i, layer in enumerate(model.encoder.layers):
+    for i, layer in enumerate(encoder.layers):
         p = f"{base}.encoder.layer.{i}"
         out += _linear(f"{p}.attention.self.query", layer.attention.query)
         out += _linear(f"{p}.attention.self.key", layer.attention.key)
@@ -117,9 +118,15 @@ def param_map(model: PretrainingModel) -> ParamMap:
         out += _linear(f"{p}.intermediate.dense", layer.intermediate)
         out += _linear(f"{p}.output.dense", layer.output)
         out += _layer_norm(f"{p}.output.LayerNorm", layer.output_layer_norm)
-    if model.encoder.pooler is not None:
-        out += _linear(f"{base}.pooler.dense", model.encoder.pooler)
-    if base == "bert":
+    if encoder.pooler is not None:
+        out += _linear(f"{base}.pooler.dense", encoder.pooler)
+    return out
+
+
+def param_map(model: PretrainingModel) -> ParamMap:
+    """Every parameter of ``model`` with its transformers name (tied decoder not included)."""
+    out = encoder_param_map(model.encoder)
+    if model.config.arch == "bert":
         out += _linear("cls.predictions.transform.dense", model.mlm_dense)
         out += _layer_norm("cls.predictions.transform.LayerNorm", model.mlm_layer_norm)
         out.append(("cls.predictions.bias", model.mlm_output_bias, False))
@@ -514,6 +521,58 @@ def _normalise_names(tensors: dict[str, np.ndarray], base: str) -> dict[str, np.
     return out
 
 
+def read_hf_config(folder: str | os.PathLike, *, dtype: str = "bfloat16") -> ModelConfig:
+    """`config_from_hf` of ``folder/config.json`` (FileNotFoundError / ValueError naming it)."""
+    path = Path(folder) / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: not a transformers model folder")
+    try:
+        hf = json.loads(path.read_text(encoding="utf-8"))
+        return config_from_hf(hf, dtype=dtype)
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        what = f"missing field {err}" if isinstance(err, KeyError) else str(err)
+        raise ValueError(f"{path}: {what}") from err
+
+
+# Config fields whose disagreement with a tensor's shape deserves its own message.
+_SHAPE_FIELDS = {
+    "embeddings.word_embeddings.weight": "vocab_size",
+    "embeddings.position_embeddings.weight": "max_position_embeddings",
+    "embeddings.token_type_embeddings.weight": "type_vocab_size",
+}
+
+
+def _assign(folder: Path, tensors: dict[str, np.ndarray], pmap: ParamMap) -> list[str]:
+    """Copy ``tensors`` into the variables of ``pmap`` (the inverse of `to_hf_state_dict`).
+
+    Returns the names ``tensors`` lacks (those variables keep their initial values).
+    """
+    import jax.numpy as jnp
+
+    missing = []
+    for name, variable, transpose in pmap:
+        if name not in tensors:
+            missing.append(name)
+            continue
+        value = np.asarray(tensors[name], dtype=np.float32)
+        value = value.T if transpose else value
+        expected = variable[...].shape
+        if value.shape != expected:
+            field = _SHAPE_FIELDS.get(name.split(".", 1)[1])
+            if field and value.shape[1:] == expected[1:]:
+                raise ValueError(
+                    f"{folder}: config.json {field} = {expected[0]} disagrees with {name} "
+                    f"({value.shape[0]} rows)"
+                )
+            raise ValueError(f"{folder}: {name} has shape {value.shape}, expected {expected}")
+        variable[...] = jnp.asarray(value, dtype=variable[...].dtype)
+    return missing
+
+
+def _missing_message(folder: Path, missing: list[str]) -> str:
+    return f"{folder}: missing weights {missing[:8]}{'...' if len(missing) > 8 else ''}"
+
+
 def load_hf_folder(
     folder: str | os.PathLike, *, dtype: str = "bfloat16", strict: bool = True
 ) -> tuple[ModelConfig, PretrainingModel]:
@@ -524,33 +583,47 @@ def load_hf_folder(
     checkpoints without the ``bert.``/``roberta.`` prefix. Encoder weights must all be
     present; missing head weights (pooler, MLM, NSP) keep their fresh initialisation unless
     ``strict``, which makes any missing weight an error. Tensors the model does not use
-    (e.g. buffers) are ignored.
+    (e.g. buffers) are ignored. An MLM decoder that is not tied to the word embeddings is an
+    error (our MLM head always ties it).
     """
-    import jax.numpy as jnp
     from flax import nnx
 
     folder = Path(folder)
-    config = config_from_hf(
-        json.loads((folder / "config.json").read_text(encoding="utf-8")), dtype=dtype
-    )
+    config = read_hf_config(folder, dtype=dtype)
     base = "bert" if config.arch == "bert" else "roberta"
     tensors = _normalise_names(read_hf_tensors(folder), base)
+    decoder = tensors.get(f"{_tied_decoder_prefix(config)}.weight")
+    words = tensors.get(f"{base}.embeddings.word_embeddings.weight")
+    if decoder is not None and words is not None and not np.array_equal(decoder, words):
+        raise ValueError(f"{folder}: the MLM decoder is not tied to the word embeddings")
     model = PretrainingModel(config, rngs=nnx.Rngs(params=0, dropout=1))
-    missing = []
-    for name, variable, transpose in param_map(model):
-        if name not in tensors:
-            missing.append(name)
-            continue
-        value = np.asarray(tensors[name], dtype=np.float32)
-        value = value.T if transpose else value
-        if value.shape != variable[...].shape:
-            raise ValueError(
-                f"{folder}: {name} has shape {value.shape}, expected {variable[...].shape}"
-            )
-        variable[...] = jnp.asarray(value, dtype=variable[...].dtype)
+    missing = _assign(folder, tensors, param_map(model))
     encoder_missing = [n for n in missing if not n.startswith(HEAD_PREFIXES)]
     if encoder_missing or (strict and missing):
-        raise ValueError(
-            f"{folder}: missing weights {missing[:8]}{'...' if len(missing) > 8 else ''}"
-        )
+        raise ValueError(_missing_message(folder, missing))
     return config, model
+
+
+def load_hf_encoder(
+    folder: str | os.PathLike, *, dtype: str = "float32", seed: int = 0
+) -> tuple[ModelConfig, Encoder, list[str]]:
+    """The `Encoder` of a transformers BERT/RoBERTa folder, for fine-tuning.
+
+    Returns ``(config, encoder, fresh)``: every embedding and layer weight must be in the
+    folder; BERT's pooler is taken when present and otherwise freshly initialised (from
+    ``seed``), as transformers does for ``BertForSequenceClassification`` from a
+    ``BertForMaskedLM`` checkpoint; ``fresh`` names such weights. RoBERTa gets no pooler
+    (transformers' RoBERTa task heads do not use it). Pretraining heads (MLM, NSP), tied or
+    not, are ignored.
+    """
+    from flax import nnx
+
+    folder = Path(folder)
+    config = read_hf_config(folder, dtype=dtype)
+    base = "bert" if config.arch == "bert" else "roberta"
+    tensors = _normalise_names(read_hf_tensors(folder), base)
+    encoder = Encoder(config, rngs=nnx.Rngs(params=seed, dropout=seed + 1))
+    missing = _assign(folder, tensors, encoder_param_map(encoder))
+    if [n for n in missing if not n.startswith(HEAD_PREFIXES)]:
+        raise ValueError(_missing_message(folder, missing))
+    return config, encoder, missing

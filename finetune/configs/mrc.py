@@ -1,0 +1,40 @@
+"""KLUE-MRC (extractive QA with unanswerable questions), KLUE-baseline settings; ROUGE-W.
+
+    python -m finetune --task mrc --model klue-roberta-base --output runs/ft \\
+        --data-dir DIR_WITH_klue-mrc-v1.1
+    python -m finetune --task mrc --model runs/tiny --output runs/ft-tiny \\
+        --data-dir tests/fixtures/klue --config finetune/configs/mrc.py:tiny
+
+KLUE-baseline run script (RoBERTa models): lr 3e-5, 5 epochs, batch 16, length 510, metric
+rouge_w; SQuAD feature and decoding defaults of the baseline code: doc_stride 128 (the step
+between window starts), max_query_length 64, n_best_size 20, max_answer_length 30, null score
+threshold 0. The shared data has no MRC files (only the test fixtures): get the official ones
+with ``python -m finetune.data download --to DIR``. Paper (appendix A, dev): KLUE-RoBERTa base
+69.56 EM, 74.64 ROUGE-W. The tiny config on the fixtures only shows that the files are written
+and scored (3 questions).
+"""
+
+from __future__ import annotations
+
+from finetune.configs import common
+
+
+def get_config(arg: str | None = None):
+    c = common.get_config()
+    c.task = "mrc"
+    c.learning_rate = 3e-5
+    c.num_train_epochs = 5
+    c.global_batch_size = 16
+    c.max_seq_length = 510
+    # Read by finetune.tasks.mrc.Mrc.configure.
+    c.doc_stride = 128
+    c.max_query_length = 64
+    c.n_best_size = 20
+    c.max_answer_length = 30
+    c.null_threshold = 0.0
+    if arg:
+        common.apply_arg(c, arg)
+        # Length 64 leaves windows shorter than 128 tokens: smaller question and stride.
+        c.max_query_length = 16
+        c.doc_stride = 16
+    return c

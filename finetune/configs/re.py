@@ -1,0 +1,27 @@
+"""KLUE-RE (30 relations between a marked subject and object), KLUE-baseline settings.
+
+    python -m finetune --task re --model klue-roberta-base --output runs/ft
+    python -m finetune --task re --model runs/tiny --output runs/ft-tiny \\
+        --config finetune/configs/re.py:tiny
+
+KLUE-baseline run script (base models): lr 5e-5, 3 epochs, batch 32, warmup 0.1, length 256,
+selected on micro F1 (without no_relation). The entity markers <subj> </subj> <obj> </obj> are
+added to the tokenizer and the embedding matrix (new rows drawn from the seed). Data: the
+official train (32,470) and dev (7,765) splits. Expected on dev: KLUE-RoBERTa base 66.73 micro
+F1 and 68.11 AUPRC in the paper (appendix A). A measured run: docs/finetune.md.
+"""
+
+from __future__ import annotations
+
+from finetune.configs import common
+
+
+def get_config(arg: str | None = None):
+    c = common.get_config()
+    c.task = "re"
+    c.learning_rate = 5e-5
+    c.num_train_epochs = 3
+    c.global_batch_size = 32
+    c.warmup_ratio = 0.1
+    c.max_seq_length = 256
+    return common.apply_arg(c, arg) if arg else c

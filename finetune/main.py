@@ -1,0 +1,207 @@
+"""Fine-tunes a BERT/RoBERTa encoder on KLUE tasks: ``python -m finetune --task T --model M ...``.
+
+    python -m finetune --task ynat|sts|nli|re|ner|mrc|all --model DIR --output DIR \\
+        [--data-dir DIR] [--config finetune/configs/TASK.py[:tiny]] [--config.FIELD=VALUE ...] \\
+        [--seeds N]
+
+``--model``: a pretraining workdir (newest checkpoint), a folder of ``python -m
+pretrain.export``, or a Hugging Face BERT/RoBERTa folder. ``--config`` defaults to
+``finetune/configs/<task>.py``; with ``--task all`` (or a comma-separated list) each task uses
+its own config, and ``--config finetune/configs/common.py[:tiny]`` plus ``--config.FIELD=VALUE``
+change the given fields of every task. ``--seeds N`` trains seeds ``seed, seed+1, ...`` and
+reports their mean and standard deviation.
+
+Output: ``OUTPUT/<task>/`` (``OUTPUT/<task>/seed_<s>/`` per seed when N > 1) with ``best/``,
+``predictions.jsonl``, ``metrics.json``, TensorBoard events; ``OUTPUT/results.json`` and
+``OUTPUT/results.md`` (paper column order). Rerunning the same command skips finished tasks
+and resumes a killed one. Exit codes: 0 done (or preempted with a checkpoint saved), 1
+non-finite loss, 2 bad input (model folder, tokenizer, data, config).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from absl import app, flags
+from ml_collections import config_flags
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+FLAGS = flags.FLAGS
+config_flags.DEFINE_config_file(
+    "config", str(CONFIG_DIR / "common.py"), "config file (finetune/configs/*.py[:tiny])"
+)
+flags.DEFINE_string("task", None, "ynat, sts, nli, re, ner, mrc, a comma-separated list, or all")
+flags.DEFINE_string("model", None, "pretraining workdir, export folder or Hugging Face folder")
+flags.DEFINE_string("output", None, "output folder (one subfolder per task)")
+flags.DEFINE_string("data_dir", None, "KLUE data folder (default: corpus.datadir's search)")
+flags.DEFINE_integer("seeds", 1, "number of seeds (config seed, seed+1, ...)")
+flags.mark_flags_as_required(["task", "model", "output"])
+
+
+class UsageError(ValueError):
+    """Bad command line or config: exit 2."""
+
+
+def task_names(spec: str) -> list[str]:
+    from finetune.tasks.base import ALL_TASKS
+
+    names = list(ALL_TASKS) if spec == "all" else [t.strip() for t in spec.split(",") if t]
+    unknown = [t for t in names if t not in ALL_TASKS]
+    if unknown or not names:
+        raise UsageError(f"--task {spec!r}: unknown {unknown}; use {', '.join(ALL_TASKS)} or all")
+    return names
+
+
+def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if hasattr(v, "items"):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _set(cfg: Any, dotted: str, value: Any) -> None:
+    *parents, leaf = dotted.split(".")
+    for p in parents:
+        cfg = cfg[p]
+    cfg[leaf] = value
+
+
+def task_config(task: str, base: Any) -> Any:
+    """The config of ``task``: ``base`` itself when it is that task's config; otherwise the
+    task's own config file with every field where ``base`` differs from `common` applied."""
+    if base.task == task:
+        return copy.deepcopy(base)
+    if base.task:
+        raise UsageError(
+            f"--config is the config of task {base.task!r}, not {task!r}; with several tasks "
+            "use finetune/configs/common.py[:tiny] (applied to every task's own config)"
+        )
+    from finetune.configs import common
+
+    path = CONFIG_DIR / f"{task}.py"
+    if not path.is_file():
+        raise UsageError(f"no config for task {task!r} ({path})")
+    cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
+    default = _flat(common.get_config().to_dict())
+    for key, value in _flat(base.to_dict()).items():
+        if key != "task" and default.get(key) != value:
+            _set(cfg, key, value)
+    return cfg
+
+
+def run_all(
+    base: Any, tasks: list[str], model: str, output: Path, data_dir: str | None, seeds: int
+):
+    """Loads the model once, fine-tunes every task and seed, writes the results table."""
+    from finetune import modeling, results, trainer
+    from finetune.tasks.base import get_task
+
+    configs = {t: task_config(t, base) for t in tasks}  # config errors before any work
+    pre = modeling.load_pretrained(model)
+    summaries: dict[str, Any] = {}
+    for name in tasks:
+        cfg = configs[name]
+        runs = []
+        for i in range(seeds):
+            seed_cfg = copy.deepcopy(cfg)
+            seed_cfg.seed = int(cfg.seed) + i
+            out = output / name if seeds == 1 else output / name / f"seed_{seed_cfg.seed}"
+            run = trainer.run_task(seed_cfg, get_task(name), pre, out, data_dir)
+            if run.get("stopped"):
+                logging.warning(
+                    "%s stopped (%s): rerun the command to resume", name, run["stopped"]
+                )
+                return 0
+            runs.append(run)
+        summaries[name] = results.summarize_seeds(runs)
+        if seeds > 1:
+            from pretrain.checkpointing import write_json
+
+            write_json(output / name / "metrics.json", summaries[name])
+        logging.info("%s: %s", name, summaries[name]["mean"])
+    import jax
+
+    if jax.process_index() == 0:
+        results.write_results(output, summaries)
+        print(results.results_markdown(summaries))
+    return 0
+
+
+class _QuietLibraries(logging.Filter):
+    """Drops orbax's per-save INFO chatter; keeps warnings."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or "orbax" not in record.pathname
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    base = FLAGS.config
+    from pretrain import sharding
+
+    sharding.maybe_initialize_distributed(base.distributed)
+    logging.getLogger().setLevel(logging.INFO)
+    for handler in logging.getLogger().handlers + logging.getLogger("absl").handlers:
+        handler.addFilter(_QuietLibraries())
+
+    from corpus.textio import InputError
+    from finetune import modeling
+    from finetune.tasks.base import TaskDataError
+    from pretrain.train import NonFiniteLossError
+
+    bad_input: tuple[type[BaseException], ...] = (
+        UsageError,
+        modeling.ModelLoadError,
+        TaskDataError,
+        InputError,
+        FileNotFoundError,
+    )
+    try:
+        if FLAGS.seeds < 1:
+            raise UsageError(f"--seeds must be >= 1, got {FLAGS.seeds}")
+        tasks = task_names(FLAGS.task)
+        return run_all(base, tasks, FLAGS.model, Path(FLAGS.output), FLAGS.data_dir, FLAGS.seeds)
+    except NonFiniteLossError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except bad_input as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+USAGE = (
+    "usage: python -m finetune --task ynat|sts|nli|re|ner|mrc|all --model DIR --output DIR "
+    "[--data-dir DIR] [--config FILE[:tiny]] [--config.FIELD=VALUE ...] [--seeds N]"
+)
+
+
+def _normalise_argv(argv: list[str]) -> list[str]:
+    """``--data-dir`` (as the issue spells it) is absl's ``--data_dir``."""
+    return [
+        ("--data_dir" + a[len("--data-dir") :]) if a.startswith("--data-dir") else a for a in argv
+    ]
+
+
+def run(argv: list[str] | None = None) -> None:
+    argv = _normalise_argv(list(sys.argv if argv is None else argv))
+    if any(a in ("-h", "--help", "--helpshort") for a in argv[1:]):
+        # absl exits with status 1 after --help; answer it ourselves with status 0.
+        print(USAGE)
+        print(__doc__)
+        print("Every config field can be overridden with --config.FIELD=VALUE; see")
+        print("finetune/configs/common.py and docs/finetune.md.")
+        sys.exit(0)
+    app.run(lambda a: sys.exit(main(a)), argv=argv)
+
+
+if __name__ == "__main__":
+    run()

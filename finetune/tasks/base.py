@@ -1,0 +1,300 @@
+"""The Task interface every KLUE fine-tuning task implements, its registry and shared helpers.
+
+One trainer (`finetune.trainer`) runs every task; a task module only says what is specific to
+it. A task is an object with these members (see `Task` for the exact signatures):
+
+* ``name`` (the KLUE task name of `corpus.klue`, e.g. ``"ynat"``), ``metric_key`` (the name of
+  the `finetune.metrics` value that selects the best checkpoint; higher is better) and
+  ``extra_tokens`` (tokens the trainer adds to the tokenizer and the embedding matrix before
+  encoding, e.g. RE's entity markers; empty for most tasks);
+* ``load_splits(data_dir, dev_fraction)`` -> `Splits`: train and dev examples as typed records
+  of `corpus.klue`. Use `load_klue_splits`, which applies the missing-train rule below;
+* ``encode(examples, tokenizer, max_seq_length, train)`` -> `Features`: NumPy arrays with one
+  row per model input (``input_ids``, ``token_type_ids``, ``attention_mask`` and the task's
+  targets), plus ``example_index`` mapping every row back to its example (a long MRC context
+  or NER sentence may become several rows; a row never belongs to two examples);
+* ``make_head(model_config, rngs)`` -> ``nnx.Module``: called as ``head(sequence, pooled,
+  batch, deterministic=..., rngs=...)`` with the encoder's ``sequence [B, L, H]`` and
+  ``pooled [B, H]`` (None for RoBERTa) and the batch dict; returns a dict of float32 arrays
+  whose leading dimension is the batch (the "outputs");
+* ``loss(outputs, batch)`` -> ``(loss_sum, count)``: scalars, the loss summed over the real
+  rows of the batch and how many there are. Every batch has a float ``weight`` column (1 for a
+  real row, 0 for padding added to fill the last batch); rows with weight 0 must contribute
+  nothing. The trainer divides the total sum by the total count, so the gradient is exact for
+  any split of a batch over devices;
+* ``predict(outputs, features, examples)`` -> ``list[dict]``: the prediction objects of
+  ``../shared/docs/klue-formats.md`` (one per scored unit of ``examples``), from the NumPy
+  ``outputs`` of every feature row in order (padding rows already removed).
+
+Data rule (issue #11). When a task's train split is absent (today STS and NER on the shared
+data), `load_klue_splits` splits the DEV set deterministically by a hash of each example's guid:
+a ``dev_fraction`` share becomes the evaluation set, the rest the train set, and
+``Splits.comparable`` is False with a note saying the result is "not comparable to the paper".
+Complete official splits (train and dev present) are used as they are. YNAT's train split may
+be the DACON copy (`corpus.klue` reads only its train rows). No dev split, or no train and no
+dev, is a `TaskDataError` (the CLI exits 2).
+
+Encoding helpers shared by the tasks: `EncodeContext` (the tokenizer and its special ids) and
+`pack_pair`, which builds ``[CLS] A [SEP] (B [SEP])`` with longest-first truncation. This
+module is the stable contract between the trainer and the task modules; it knows nothing of
+JAX beyond the head's type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+NOT_COMPARABLE = "not comparable to the paper"
+#: Columns every `Features` has (the encoder's inputs).
+INPUT_KEYS = ("input_ids", "token_type_ids", "attention_mask")
+
+
+class TaskDataError(ValueError):
+    """A task's data cannot be used (no train/dev split, unusable examples): CLI exit 2."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Splits:
+    """The examples a run trains and selects on, and whether the result compares with the paper.
+
+    ``train_source`` / ``dev_source`` say where the examples came from (a path, or
+    ``"dev split by guid hash"``) for ``metrics.json``.
+    """
+
+    train: list[Any]
+    dev: list[Any]
+    comparable: bool = True
+    note: str = ""
+    train_source: str = ""
+    dev_source: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Features:
+    """Encoded examples: ``arrays[k]`` has one row per feature; ``example_index[i]`` is the index
+    (into the examples given to ``encode``) of the example row ``i`` came from."""
+
+    arrays: dict[str, np.ndarray]
+    example_index: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.example_index)
+        for k, v in self.arrays.items():
+            if len(v) != n:
+                raise ValueError(f"feature column {k!r} has {len(v)} rows, expected {n}")
+        missing = [k for k in INPUT_KEYS if k not in self.arrays]
+        if missing:
+            raise ValueError(f"features lack the encoder inputs {missing}")
+
+    def __len__(self) -> int:
+        return len(self.example_index)
+
+    def take(self, rows: np.ndarray) -> Features:
+        """The features at ``rows`` (example_index keeps pointing at the same examples)."""
+        return Features({k: v[rows] for k, v in self.arrays.items()}, self.example_index[rows])
+
+
+@dataclasses.dataclass(frozen=True)
+class EncodeContext:
+    """What a task needs to encode text: a `tokenizers.Tokenizer` and the model's special ids.
+
+    ``use_token_types``: BERT-style segment ids (0 for A, 1 for B); False for RoBERTa (a
+    type vocabulary of size 1: every id 0). Tokenize text with
+    ``tokenizer.encode(text, add_special_tokens=False)`` and add [CLS]/[SEP] with `pack_pair`.
+    """
+
+    tokenizer: Any
+    cls_id: int
+    sep_id: int
+    pad_id: int
+    use_token_types: bool = True
+
+    def ids(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def ids_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        encs = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [list(e.ids) for e in encs]
+
+
+def truncate_pair(a: list[int], b: list[int] | None, budget: int) -> tuple[list[int], list[int]]:
+    """Longest-first truncation (Hugging Face's default): drop from the end of the longer one."""
+    a, b = list(a), list(b or [])
+    while len(a) + len(b) > budget:
+        if len(a) >= len(b):
+            a.pop()
+        else:
+            b.pop()
+    return a, b
+
+
+def pack_pair(
+    ctx: EncodeContext, a: list[int], b: list[int] | None, max_seq_length: int
+) -> dict[str, np.ndarray]:
+    """``[CLS] a [SEP]`` or ``[CLS] a [SEP] b [SEP]``, truncated longest-first, padded to
+    ``max_seq_length``. Returns int32 ``input_ids``, ``token_type_ids``, ``attention_mask``."""
+    specials = 3 if b is not None else 2
+    if max_seq_length <= specials:
+        raise ValueError(f"max_seq_length {max_seq_length} leaves no room for text")
+    a, b2 = truncate_pair(a, b, max_seq_length - specials)
+    ids = [ctx.cls_id, *a, ctx.sep_id]
+    types = [0] * len(ids)
+    if b is not None:
+        ids += [*b2, ctx.sep_id]
+        types += [1 if ctx.use_token_types else 0] * (len(b2) + 1)
+    n = len(ids)
+    pad = max_seq_length - n
+    return {
+        "input_ids": np.asarray(ids + [ctx.pad_id] * pad, np.int32),
+        "token_type_ids": np.asarray(types + [0] * pad, np.int32),
+        "attention_mask": np.asarray([1] * n + [0] * pad, np.int32),
+    }
+
+
+def stack_rows(rows: Sequence[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """``[{k: row}, ...]`` -> ``{k: stacked}`` (at least one row)."""
+    if not rows:
+        raise ValueError("no rows to stack")
+    return {k: np.stack([r[k] for r in rows]) for k in rows[0]}
+
+
+def guid_bucket(guid: str) -> float:
+    """A stable number in [0, 1) from a guid (SHA-256), independent of order and platform."""
+    digest = hashlib.sha256(guid.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def split_by_guid(examples: Sequence[Any], dev_fraction: float) -> tuple[list[Any], list[Any]]:
+    """(train, dev): an example goes to dev when ``guid_bucket(guid) < dev_fraction``.
+
+    The split depends only on the guids, so it is the same for every model, seed and order.
+    """
+    if not 0.0 < dev_fraction < 1.0:
+        raise ValueError(f"dev_fraction must be in (0, 1), got {dev_fraction}")
+    train, dev = [], []
+    for ex in examples:
+        (dev if guid_bucket(ex.guid) < dev_fraction else train).append(ex)
+    return train, dev
+
+
+def load_klue_splits(task: str, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
+    """Train and dev examples of a KLUE task with the missing-train rule (module doc)."""
+    from corpus import klue
+
+    try:
+        root = klue.resolve_klue_dir(data_dir)
+    except FileNotFoundError as e:
+        raise TaskDataError(str(e)) from e
+    train_src = klue.locate(task, "train", root)
+    dev_src = klue.locate(task, "dev", root)
+    if dev_src is None:
+        raise TaskDataError(
+            f"{task}: no dev split under {root} (train: {train_src or 'absent'}); the dev set "
+            "is what checkpoints are selected and scored on. Get the data with "
+            "`python -m finetune.data download --to DIR` and pass --data-dir DIR"
+        )
+    dev = klue.load(task, "dev", root)
+    if train_src is not None:
+        train = klue.load(task, "train", root)
+        if not train:
+            raise TaskDataError(f"{task}: train split {train_src} has no examples")
+        return Splits(train, dev, True, "", train_src, dev_src)
+    train, held = split_by_guid(dev, dev_fraction)
+    if not train or not held:
+        raise TaskDataError(
+            f"{task}: no train split under {root}, and its dev split ({len(dev)} examples) is "
+            f"too small to split {1 - dev_fraction:.0%}/{dev_fraction:.0%} by guid hash"
+        )
+    note = (
+        f"{NOT_COMPARABLE}: no {task} train split under {root}; trained on "
+        f"{len(train)} and evaluated on {len(held)} dev examples, split by SHA-256 of the guid "
+        f"(dev_fraction {dev_fraction})"
+    )
+    source = f"{dev_src} (split by guid hash)"
+    return Splits(train, held, False, note, source, source)
+
+
+@runtime_checkable
+class Task(Protocol):
+    """What the trainer needs from a task (the module doc describes each member)."""
+
+    name: str
+    metric_key: str
+    extra_tokens: tuple[str, ...]
+
+    def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits: ...
+
+    def encode(
+        self, examples: Sequence[Any], ctx: EncodeContext, max_seq_length: int, train: bool
+    ) -> Features: ...
+
+    def make_head(self, model_config: Any, rngs: Any) -> Any: ...
+
+    def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]: ...
+
+    def predict(
+        self, outputs: Mapping[str, np.ndarray], features: Features, examples: Sequence[Any]
+    ) -> list[dict[str, Any]]: ...
+
+
+class KlueTask:
+    """Convenience base: ``load_splits`` through `load_klue_splits` and no extra tokens."""
+
+    name: ClassVar[str]
+    metric_key: ClassVar[str]
+    extra_tokens: tuple[str, ...] = ()
+
+    def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
+        return load_klue_splits(self.name, data_dir, dev_fraction)
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry: name -> factory. Task modules register themselves on import; `get_task` imports the
+# module that defines a task on first use, so `import finetune.tasks.base` stays light.
+
+_REGISTRY: dict[str, Callable[[], Task]] = {}
+#: Task name -> module that registers it.
+TASK_MODULES = {
+    "ynat": "finetune.tasks.classification",
+    "nli": "finetune.tasks.classification",
+    "sts": "finetune.tasks.classification",
+    "re": "finetune.tasks.re",
+    "ner": "finetune.tasks.ner",
+    "mrc": "finetune.tasks.mrc",
+}
+#: The order of ``--task all`` and of the results table (the paper's column order).
+ALL_TASKS = ("ynat", "sts", "nli", "ner", "re", "mrc")
+
+
+def register(name: str) -> Callable[[Callable[[], Task]], Callable[[], Task]]:
+    """Class/function decorator: ``@register("ynat") class Ynat(KlueTask): ...``."""
+
+    def deco(factory: Callable[[], Task]) -> Callable[[], Task]:
+        _REGISTRY[name] = factory
+        return factory
+
+    return deco
+
+
+def get_task(name: str) -> Task:
+    """A new instance of the task called ``name`` (imports its module on first use)."""
+    if name not in _REGISTRY and name in TASK_MODULES:
+        import importlib
+
+        importlib.import_module(TASK_MODULES[name])
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown task {name!r}; one of {', '.join(ALL_TASKS)}")
+    task = _REGISTRY[name]()
+    if not isinstance(task, Task):
+        raise TypeError(f"task {name!r} does not implement finetune.tasks.base.Task")
+    return task
+
+
+def registered() -> list[str]:
+    return sorted(_REGISTRY)

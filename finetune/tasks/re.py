@@ -1,0 +1,223 @@
+"""KLUE-RE: relation classification (30 relations) of a marked subject/object pair.
+
+(Imported as ``finetune.tasks.re``; it never shadows the standard library's ``re`` because
+imports are absolute.)
+
+Encoding (KLUE paper §5.1 and the baseline). The four entity-marker tokens `MARKERS` are
+added to the tokenizer and the embedding matrix by the trainer (`extra_tokens`; the new rows
+are drawn deterministically from the run's seed) and inserted around the two entities in the
+sentence: ``<subj>조지 해리슨</subj>이 쓰고 <obj>비틀즈</obj>가 ...``. `mark_entities`
+inserts them at the entities' character offsets; it handles either order, entities that touch,
+and nested or overlapping entities (a marker sequence is always well defined; the baseline
+raises on overlap). Markers split text into separately tokenised pieces, so a word cut by a
+closing marker (``</subj>이``) would restart as a word-initial piece (``이`` instead of
+``##이``). Like the baseline's ``fix_tokenization_error``, the token after a marker that sits
+INSIDE a word is turned into its ``##`` continuation form when the vocabulary has it; here the
+rule applies to all four markers and uses the tokenizer's own word boundaries (whitespace,
+punctuation and CJK characters start words, `tokenizer.wordpiece.is_isolated`) instead of
+"the next character is Hangul". ``[CLS] marked sentence [SEP]`` is cut at ``max_seq_length``
+(256 in the config) as the baseline does.
+
+Head: the first-token classifier of the sentence tasks (`FirstTokenHead`: BERT pooler +
+dropout + linear, or RoBERTa's classification head), as the baseline's
+``AutoModelForSequenceClassification``. Loss: cross-entropy.
+
+Decoding: ``{"guid", "label", "probs"}`` with the softmax over all 30 relations in
+``relation_list.json`` order, which the scorer needs for AUPRC, and the argmax as ``label``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from corpus.klue.relation import ReExample
+from finetune.tasks.alignment import backend
+from finetune.tasks.base import EncodeContext, Features, KlueTask, Splits, register
+from finetune.tasks.classification import FirstTokenHead
+from tokenizer.wordpiece import PREFIX, is_isolated
+
+SUBJ_START, SUBJ_END, OBJ_START, OBJ_END = "<subj>", "</subj>", "<obj>", "</obj>"
+MARKERS = (SUBJ_START, SUBJ_END, OBJ_START, OBJ_END)
+
+
+def mark_entities(
+    sentence: str, subject: tuple[int, int], obj: tuple[int, int]
+) -> tuple[list[str], list[int]]:
+    """Pieces of the marked sentence and the original character position of each marker.
+
+    `subject` and `obj` are ``[start, end)`` character spans. Returns ``(pieces, positions)``:
+    ``pieces`` alternates text and markers (``"".join(pieces)`` is the marked sentence; empty
+    text pieces are dropped), ``positions[k]`` is where the k-th marker sits in `sentence`.
+    At one position, closing markers come before opening ones (touching entities), an entity
+    that starts there and is longer opens first and one that ends there and started later
+    closes first (nesting; identical spans put the subject outside), so the markers always
+    bracket their own entity.
+    """
+    for name, (s, e) in (("subject", subject), ("object", obj)):
+        if not 0 <= s < e <= len(sentence):
+            raise ValueError(f"{name} span {s}..{e} outside the sentence (length {len(sentence)})")
+    events = []  # (position, order key, marker)
+    spans = ((subject, SUBJ_START, SUBJ_END), (obj, OBJ_START, OBJ_END))
+    for k, ((s, e), open_m, close_m) in enumerate(spans):
+        # Opens after closes; the longer opens first; the later-starting (inner) closes first;
+        # identical spans nest with the subject outside.
+        events.append((s, (1, -e, k), open_m))
+        events.append((e, (0, -s, -k), close_m))
+    events.sort(key=lambda x: (x[0], x[1]))
+    pieces, positions, prev = [], [], 0
+    for pos, _, marker in events:
+        if pos > prev:
+            pieces.append(sentence[prev:pos])
+        pieces.append(marker)
+        positions.append(pos)
+        prev = pos
+    if prev < len(sentence):
+        pieces.append(sentence[prev:])
+    return pieces, positions
+
+
+def splits_word(sentence: str, position: int) -> bool:
+    """True when position `position` of `sentence` lies inside a word of the tokenizer."""
+    if not 0 < position < len(sentence):
+        return False
+    left, right = sentence[position - 1], sentence[position]
+    return not (left.isspace() or right.isspace() or is_isolated(left) or is_isolated(right))
+
+
+def encode_marked(tokenizer: Any, example: ReExample) -> list[int]:
+    """Token ids of the marked sentence (no [CLS]/[SEP]), continuation fix applied."""
+    tok = backend(tokenizer)
+    pieces, positions = mark_entities(
+        example.sentence, example.subject_entity.span, example.object_entity.span
+    )
+    marker_ids = {m: tok.token_to_id(m) for m in MARKERS}
+    if any(i is None for i in marker_ids.values()):
+        raise ValueError(
+            f"RE: the tokenizer lacks the entity markers {MARKERS}; add them first "
+            "(the trainer does, through the task's extra_tokens)"
+        )
+    enc = tok.encode("".join(pieces), add_special_tokens=False)
+    ids, tokens = list(enc.ids), list(enc.tokens)
+    marker_set = set(marker_ids.values())
+    k = 0  # index of the marker met so far, in `positions` order
+    for t, i in enumerate(ids):
+        if i not in marker_set:
+            continue
+        if k >= len(positions):
+            raise ValueError(f"RE {example.guid}: the sentence itself contains a marker token")
+        pos = positions[k]
+        k += 1
+        nxt = t + 1
+        if nxt >= len(ids) or ids[nxt] in marker_set or not splits_word(example.sentence, pos):
+            continue
+        if tokens[nxt].startswith(PREFIX):
+            continue
+        cont = tok.token_to_id(PREFIX + tokens[nxt])
+        if cont is not None:
+            ids[nxt] = cont
+    if k != len(positions):
+        raise ValueError(f"RE {example.guid}: found {k} of {len(positions)} entity markers")
+    return ids
+
+
+@register("re")
+class Re(KlueTask):
+    """KLUE-RE, selected on micro F1 (without no_relation); the scorer also gives AUPRC."""
+
+    name = "re"
+    metric_key = "re_micro_f1"
+    extra_tokens = MARKERS
+
+    def __init__(self, relations: Sequence[str] | None = None):
+        self._relations = tuple(relations) if relations is not None else None
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        """Relation names in id order (``relation_list.json``); known after `load_splits`."""
+        if self._relations is None:
+            raise RuntimeError("RE: relation list unknown; call load_splits(data_dir) first")
+        return self._relations
+
+    def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
+        from corpus import klue
+
+        splits = super().load_splits(data_dir, dev_fraction)
+        self._relations = klue.relations(data_dir)
+        return splits
+
+    def encode(
+        self, examples: Sequence[ReExample], ctx: EncodeContext, max_seq_length: int, train: bool
+    ) -> Features:
+        """One row per example: ``[CLS] marked sentence [SEP]`` and ``label`` (relation id)."""
+        budget = max_seq_length - 2
+        if budget < 1:
+            raise ValueError(f"max_seq_length {max_seq_length} leaves no room for text")
+        index = {r: i for i, r in enumerate(self.relations)}
+        n = len(examples)
+        ids = np.full((n, max_seq_length), ctx.pad_id, np.int32)
+        mask = np.zeros((n, max_seq_length), np.int32)
+        labels = np.zeros(n, np.int32)
+        for i, ex in enumerate(examples):
+            if ex.label not in index:
+                raise ValueError(f"RE {ex.guid}: label {ex.label!r} is not a known relation")
+            body = encode_marked(ctx.tokenizer, ex)[:budget]
+            row = [ctx.cls_id, *body, ctx.sep_id]
+            ids[i, : len(row)] = row
+            mask[i, : len(row)] = 1
+            labels[i] = index[ex.label]
+        arrays = {
+            "input_ids": ids,
+            "token_type_ids": np.zeros_like(ids),
+            "attention_mask": mask,
+            "label": labels,
+        }
+        return Features(arrays, np.arange(n, dtype=np.int64))
+
+    def make_head(self, model_config: Any, rngs: nnx.Rngs) -> nnx.Module:
+        return FirstTokenHead(model_config, len(self.relations), rngs=rngs)
+
+    def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
+        logp = jax.nn.log_softmax(outputs["logits"], axis=-1)
+        nll = -jnp.take_along_axis(logp, batch["label"][:, None].astype(jnp.int32), 1)[:, 0]
+        w = batch["weight"].astype(jnp.float32)
+        return jnp.sum(nll * w), jnp.sum(w)
+
+    def predict(
+        self,
+        outputs: Mapping[str, np.ndarray],
+        features: Features,
+        examples: Sequence[ReExample],
+    ) -> list[dict[str, Any]]:
+        """``{"guid", "label", "probs"}`` per example, probabilities in relation-list order."""
+        return decode_probs(softmax(np.asarray(outputs["logits"])), features, examples, self)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row softmax in float64 (stable), for the probabilities written to the file."""
+    z = logits.astype(np.float64)
+    z = np.exp(z - z.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def decode_probs(
+    probs: np.ndarray, features: Features, examples: Sequence[ReExample], task: Re
+) -> list[dict[str, Any]]:
+    """Prediction objects from per-row class probabilities ``[rows, n_relations]``."""
+    names = task.relations
+    if probs.shape[1] != len(names):
+        raise ValueError(f"RE: {probs.shape[1]} probabilities per row for {len(names)} relations")
+    return [
+        {
+            "guid": examples[e].guid,
+            "label": names[int(np.argmax(p))],
+            "probs": [float(x) for x in p],
+        }
+        for e, p in zip(features.example_index, probs, strict=True)
+    ]

@@ -1,0 +1,345 @@
+"""WoS dialogue state tracking with a TRADE-style generator on the pretrained encoder.
+
+One feature row per user turn (the prediction unit ``<dialogue guid>:<user turn index>``).
+
+Encoding (the KLUE baseline's WoS processor in spirit): the dialogue up to and including the
+current user turn, ``[CLS] turn_1 [SEP] turn_2 [SEP] ... user_turn [SEP]``, truncated FROM THE
+LEFT (the oldest tokens go; [CLS] stays) to ``max_seq_length``; with BERT-style segment ids the
+current user turn is segment 1. Targets for each of the ontology's slots (45 on KLUE): a gate
+(`GATES`: none / dontcare / ptr / yes / no) and the value's tokens followed by [SEP], where an
+absent slot's value is the text ``none`` (the baseline trains the generator on it too). Every
+row also carries the token ids of the slot names (``domain slot``), so the head needs nothing
+but the batch.
+
+Head (TRADE, Wu et al. 2019, as the baseline's ``SlotGenerator`` in parallel decoding): a GRU
+decoder whose start state is the encoder's first-token state (BERT: the pooler output on it, as
+the baseline's ``pooler_output``; RoBERTa: the [CLS] vector), whose first input is the sum of
+the slot name's word embeddings and later inputs the previous value token's embedding (the
+encoder's word-embedding matrix, tied as in the baseline); at every step attention over the
+encoder states gives a copy distribution over the input tokens, the state times the embedding
+matrix a vocabulary distribution, and ``p_gen = sigmoid(W [x; h; context])`` mixes them; the gate
+is a linear layer on the first step's context. All slots decode in parallel.
+
+Training always uses teacher forcing (the baseline draws it with probability 0.5 per batch; with
+it on, every step's attention runs in parallel, which is what makes the step fast in JAX). Loss
+per turn: the mean negative log-likelihood of the value tokens plus the mean gate cross-entropy
+over slots; the trainer averages turns (the baseline averages tokens and gates over the batch).
+Evaluation decodes greedily for ``max_value_length`` steps. Decoding to the prediction format:
+gate none -> no item; dontcare/yes/no -> that word; ptr -> the generated tokens up to [SEP],
+detokenised (WordPiece detokenisation puts spaces around punctuation: ``16 : 18``), then spelled
+as the first of these spells it, comparing without spaces: that slot's ontology values; the values
+seen in the training targets (annotators write ``16:18`` for ``16시18분``; times and names are
+mostly not in the ontology); the dialogue so far; else as decoded, with the spaces around
+``: - / . ,`` between digits removed. A generated ``none`` is dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from corpus.klue.wos import WosDialogue, split_state
+from finetune.tasks.base import EncodeContext, Features, KlueTask, Splits, TaskDataError, register
+
+GATES = ("none", "dontcare", "ptr", "yes", "no")
+_GATE_ID = {g: i for i, g in enumerate(GATES)}
+NONE_VALUE = "none"
+NEG = -1e9
+_DIGIT_PUNCT = re.compile(r"(?<=\d) ?([:\-/.,]) ?(?=\d)")
+
+
+def value_gate(value: str | None) -> int:
+    if value is None:
+        return _GATE_ID["none"]
+    return _GATE_ID.get(value, _GATE_ID["ptr"])
+
+
+def turn_states(dialogue: WosDialogue) -> list[tuple[int, tuple[str, ...]]]:
+    """``[(index of the turn in the dialogue, gold state), ...]`` for every user turn."""
+    return [(i, t.state or ()) for i, t in enumerate(dialogue.turns) if t.role == "user"]
+
+
+def history_ids(
+    dialogue: WosDialogue, upto: int, ctx: EncodeContext, max_seq_length: int
+) -> dict[str, np.ndarray]:
+    """``[CLS] t_1 [SEP] ... t_upto [SEP]`` truncated from the left, padded (module doc)."""
+    pieces = ctx.ids_batch([t.text for t in dialogue.turns[: upto + 1]])
+    body: list[int] = []
+    types: list[int] = []
+    for k, p in enumerate(pieces):
+        current = k == upto
+        body += [*p, ctx.sep_id]
+        types += [1 if (current and ctx.use_token_types) else 0] * (len(p) + 1)
+    keep = max_seq_length - 1
+    body, types = body[-keep:], types[-keep:]
+    ids, types = [ctx.cls_id, *body], [0, *types]
+    n, pad = len(ids), max_seq_length - len(ids)
+    return {
+        "input_ids": np.asarray(ids + [ctx.pad_id] * pad, np.int32),
+        "token_type_ids": np.asarray(types + [0] * pad, np.int32),
+        "attention_mask": np.asarray([1] * n + [0] * pad, np.int32),
+    }
+
+
+class TradeHead(nnx.Module):
+    """TRADE slot generator (module doc). Training outputs the gold tokens' log-probabilities;
+    evaluation outputs greedy token ids; both output the gate logits."""
+
+    uses_word_embeddings = True
+
+    def __init__(self, config: Any, *, max_value_length: int, dropout: float, rngs: nnx.Rngs):
+        h = config.hidden_size
+        self.max_value_length = max_value_length
+        self.gru = nnx.RNN(nnx.GRUCell(h, h, rngs=rngs), return_carry=False)
+        self.cell = self.gru.cell
+        self.w_gen = nnx.Linear(3 * h, 1, rngs=rngs)
+        self.w_gate = nnx.Linear(h, len(GATES), rngs=rngs)
+        self.dropout = nnx.Dropout(dropout, rngs=rngs)
+
+    def _start(self, sequence, pooled, batch, emb):
+        b, s = batch["slot_ids"].shape[:2]
+        h0 = (pooled if pooled is not None else sequence[:, 0]).astype(jnp.float32)
+        slot = jnp.sum(emb[batch["slot_ids"]] * batch["slot_mask"][..., None], axis=2)  # [B,S,H]
+        return jnp.repeat(h0, s, axis=0), slot.reshape(b * s, -1)
+
+    def _attend(self, hid, enc, mask):
+        """hid [B,S,...,H] x enc [B,L,H] -> attention [B,S,...,L], context [B,S,...,H]."""
+        scores = jnp.einsum("bs...h,blh->bs...l", hid, enc)
+        shape = (mask.shape[0], 1) + (1,) * (hid.ndim - 3) + (mask.shape[1],)
+        scores = jnp.where(mask.reshape(shape) > 0, scores, NEG)
+        attn = jax.nn.softmax(scores, -1)
+        return attn, jnp.einsum("bs...l,blh->bs...h", attn, enc)
+
+    def __call__(
+        self, sequence, pooled, batch, *, deterministic=True, rngs=None, word_embeddings=None
+    ):
+        if word_embeddings is None:
+            raise ValueError("TradeHead needs the encoder's word embeddings (tied, as TRADE)")
+        emb = word_embeddings.astype(jnp.float32)
+        enc = sequence.astype(jnp.float32)
+        mask = batch["attention_mask"]
+        b, s = batch["slot_ids"].shape[:2]
+        h0, x0 = self._start(sequence, pooled, batch, emb)
+        drop = lambda x: self.dropout(x, deterministic=deterministic, rngs=rngs)  # noqa: E731
+        if not deterministic:
+            return self._teacher_forced(batch, enc, emb, mask, h0, x0, drop, b, s)
+        return self._greedy(batch, enc, emb, mask, h0, x0, b, s)
+
+    def _teacher_forced(self, batch, enc, emb, mask, h0, x0, drop, b, s):
+        target = batch["target"]  # [B, S, T]
+        t = target.shape[-1]
+        prev = emb[target[..., :-1]].reshape(b * s, t - 1, -1)
+        inputs = drop(jnp.concatenate([x0[:, None], prev], 1))  # [B*S, T, H]
+        states = self.gru(inputs, initial_carry=h0)  # [B*S, T, H]
+        hid = states.reshape(b, s, t, -1)
+        attn, context = self._attend(hid, enc, mask)  # [B,S,T,L], [B,S,T,H]
+        logits = jnp.einsum("bsth,vh->bstv", hid, emb)
+        gold = target[..., None]
+        p_vocab = jnp.exp(
+            jnp.take_along_axis(logits, gold, -1)[..., 0] - jax.nn.logsumexp(logits, -1)
+        )
+        same = batch["input_ids"][:, None, None, :] == target[..., None]  # [B,S,T,L]
+        p_copy = jnp.sum(attn * same, -1)
+        x = inputs.reshape(b, s, t, -1)
+        p_gen = jax.nn.sigmoid(self.w_gen(jnp.concatenate([x, hid, context], -1))[..., 0])
+        p = p_gen * p_vocab + (1.0 - p_gen) * p_copy
+        return {
+            "token_logprob": jnp.log(p + 1e-12),
+            "gate": self.w_gate(context[:, :, 0]).astype(jnp.float32),
+        }
+
+    def _greedy(self, batch, enc, emb, mask, h0, x0, b, s):
+        ids = batch["input_ids"]
+        v = emb.shape[0]
+        bi = jnp.arange(b)[:, None, None]
+        si = jnp.arange(s)[None, :, None]
+
+        def step(carry, _):
+            h, x = carry
+            h, _ = self.cell(h, x)
+            hid = h.reshape(b, s, -1)
+            attn, context = self._attend(hid, enc, mask)  # [B,S,L], [B,S,H]
+            p_vocab = jax.nn.softmax(jnp.einsum("bsh,vh->bsv", hid, emb), -1)
+            p_copy = jnp.zeros((b, s, v)).at[bi, si, ids[:, None, :]].add(attn)
+            xin = x.reshape(b, s, -1)
+            p_gen = jax.nn.sigmoid(self.w_gen(jnp.concatenate([xin, hid, context], -1)))
+            p = p_gen * p_vocab + (1.0 - p_gen) * p_copy
+            token = jnp.argmax(p, -1)  # [B,S]
+            logp = jnp.log(jnp.max(p, -1) + 1e-12)
+            return (h, emb[token].reshape(b * s, -1)), (token, logp, context)
+
+        _, (tokens, logps, contexts) = jax.lax.scan(
+            step, (h0, x0), None, length=self.max_value_length
+        )
+        return {
+            "generated": jnp.moveaxis(tokens, 0, -1).astype(jnp.int32),  # [B, S, T]
+            "generated_logprob": jnp.moveaxis(logps, 0, -1).astype(jnp.float32),
+            "gate": self.w_gate(contexts[0]).astype(jnp.float32),
+        }
+
+
+@register("wos")
+class WosTask(KlueTask):
+    """WoS on the shared trainer (module doc). ``slots`` and ``ontology`` come from the
+    ontology file found beside the data in `load_splits`."""
+
+    name = "wos"
+    metric_key = "wos_slot_f1"
+
+    def __init__(self, max_value_length: int = 0, dropout: float = 0.1) -> None:
+        self.max_value_length_option = max_value_length
+        self.max_value_length = max_value_length
+        self.dropout = dropout
+        self.slots: tuple[str, ...] = ()
+        self.values: dict[str, tuple[str, ...]] = {}
+        self.unknown_slot_items = 0
+        self.spellings: dict[str, str] = {}  # value without spaces -> as the train targets spell it
+
+    def set_ontology(self, slots: Mapping[str, Sequence[str]]) -> None:
+        self.slots = tuple(slots)
+        self.values = {k: tuple(v) for k, v in slots.items()}
+
+    def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
+        from corpus import klue
+
+        splits = super().load_splits(data_dir, dev_fraction)
+        try:
+            self.set_ontology(klue.ontology(klue.resolve_klue_dir(data_dir)).slots)
+        except FileNotFoundError as e:
+            raise TaskDataError(f"wos: {e} (the slot list comes from the ontology)") from e
+        return splits
+
+    def _slot_arrays(self, ctx: EncodeContext) -> tuple[np.ndarray, np.ndarray]:
+        pieces = ctx.ids_batch([slot.replace("-", " ") for slot in self.slots])
+        width = max(len(p) for p in pieces)
+        ids = np.full((len(pieces), width), ctx.pad_id, np.int32)
+        mask = np.zeros((len(pieces), width), np.float32)
+        for i, p in enumerate(pieces):
+            ids[i, : len(p)], mask[i, : len(p)] = p, 1.0
+        return ids, mask
+
+    def encode(
+        self, examples: Sequence[WosDialogue], ctx: EncodeContext, max_seq_length: int, train: bool
+    ) -> Features:
+        if not self.slots:
+            raise TaskDataError("wos: no ontology loaded (call load_splits or set_ontology)")
+        slot_index = {slot: i for i, slot in enumerate(self.slots)}
+        slot_ids, slot_mask = self._slot_arrays(ctx)
+        rows, targets, index, turn_no = [], [], [], []
+        self.unknown_slot_items = 0
+        for ex_i, dlg in enumerate(examples):
+            for k, (turn_i, state) in enumerate(turn_states(dlg)):
+                values: dict[int, str] = {}
+                for item in state:
+                    domain, slot, value = split_state(item)
+                    j = slot_index.get(f"{domain}-{slot}")
+                    if j is None:
+                        self.unknown_slot_items += 1
+                        continue
+                    values[j] = value
+                targets.append(
+                    [
+                        (value_gate(values.get(j)), values.get(j, NONE_VALUE))
+                        for j in range(len(self.slots))
+                    ]
+                )
+                rows.append(history_ids(dlg, turn_i, ctx, max_seq_length))
+                index.append(ex_i)
+                turn_no.append(k)
+        texts = sorted({v for t in targets for _, v in t})
+        if train:
+            self.spellings = {"".join(v.split()): v for v in texts}
+        tok = dict(zip(texts, ctx.ids_batch(texts), strict=True))
+        longest = max((len(tok[v]) + 1 for t in targets for _, v in t), default=2)
+        if self.max_value_length_option <= 0 and (train or self.max_value_length <= 0):
+            self.max_value_length = longest
+        t_len = max(self.max_value_length, 2)
+        n, s = len(rows), len(self.slots)
+        target = np.full((n, s, t_len), ctx.pad_id, np.int32)
+        target_mask = np.zeros((n, s, t_len), np.float32)
+        gate = np.zeros((n, s), np.int32)
+        for r, t in enumerate(targets):
+            for j, (g, v) in enumerate(t):
+                seq = [*tok[v], ctx.sep_id][:t_len]
+                target[r, j, : len(seq)], target_mask[r, j, : len(seq)] = seq, 1.0
+                gate[r, j] = g
+        arrays = {k: np.stack([row[k] for row in rows]) for k in rows[0]} if rows else {}
+        arrays.update(
+            target=target,
+            target_mask=target_mask,
+            gate=gate,
+            slot_ids=np.broadcast_to(slot_ids, (n, *slot_ids.shape)).copy(),
+            slot_mask=np.broadcast_to(slot_mask, (n, *slot_mask.shape)).copy(),
+            turn=np.asarray(turn_no, np.int32),
+        )
+        self._sep_id, self._tokenizer = ctx.sep_id, ctx.tokenizer
+        return Features(arrays, np.asarray(index, np.int64))
+
+    def make_head(self, model_config: Any, rngs: nnx.Rngs) -> TradeHead:
+        return TradeHead(
+            model_config,
+            max_value_length=max(self.max_value_length, 2),
+            dropout=self.dropout,
+            rngs=rngs,
+        )
+
+    def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
+        weight = batch["weight"].astype(jnp.float32)
+        tmask = batch["target_mask"]
+        gen = -jnp.sum(outputs["token_logprob"] * tmask, (1, 2)) / jnp.maximum(
+            jnp.sum(tmask, (1, 2)), 1.0
+        )
+        gate_lp = jax.nn.log_softmax(outputs["gate"], -1)
+        gate = -jnp.mean(jnp.take_along_axis(gate_lp, batch["gate"][..., None], -1)[..., 0], -1)
+        return jnp.sum((gen + gate) * weight), jnp.sum(weight)
+
+    def value_text(self, slot: str, ids: Sequence[int], history: str = "") -> str:
+        """Generated ids -> the value, up to [SEP], spelled as the ontology or, failing that,
+        the dialogue ``history`` spells it (module doc)."""
+        ids = list(ids)
+        if self._sep_id in ids:
+            ids = ids[: ids.index(self._sep_id)]
+        text = self._tokenizer.decode(ids, skip_special_tokens=True).strip()
+        squeezed = "".join(text.split())
+        if not squeezed:
+            return ""
+        for v in self.values.get(slot, ()):
+            if "".join(v.split()) == squeezed:
+                return v
+        if squeezed in self.spellings:
+            return self.spellings[squeezed]
+        found = re.search(r"\s*".join(map(re.escape, squeezed)), history)
+        return found.group(0) if found else _DIGIT_PUNCT.sub(r"\1", text)
+
+    def predict(
+        self,
+        outputs: Mapping[str, np.ndarray],
+        features: Features,
+        examples: Sequence[WosDialogue],
+    ) -> list[dict[str, Any]]:
+        gates = np.asarray(outputs["gate"]).argmax(-1)
+        generated = np.asarray(outputs["generated"])
+        preds = []
+        for row, ex_i in enumerate(features.example_index):
+            dialogue = examples[int(ex_i)]
+            turn = int(features.arrays["turn"][row])
+            upto = [i for i, _ in turn_states(dialogue)][turn]
+            history = "\n".join(t.text for t in dialogue.turns[: upto + 1])
+            state = []
+            for j, slot in enumerate(self.slots):
+                g = GATES[int(gates[row, j])]
+                if g == "none":
+                    continue
+                value = g if g != "ptr" else self.value_text(slot, generated[row, j], history)
+                if value and value != NONE_VALUE:
+                    state.append(f"{slot}-{value}")
+            guid = f"{dialogue.guid}:{turn}"
+            preds.append({"guid": guid, "state": state})
+        return preds

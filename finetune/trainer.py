@@ -1,0 +1,586 @@
+"""The one fine-tuning trainer of every KLUE task: pure train step, dev selection, resume.
+
+`run_task(cfg, task, pretrained, output_dir, data_dir)` fine-tunes one task with one seed:
+
+* model: `finetune.modeling.FinetuneModel` (pretrained encoder + the task's head);
+* optimiser: `pretrain.train.make_optimizer` (the same as pretraining: gradient clipping, AdamW
+  without decay on biases and LayerNorm, linear warmup over ``warmup_ratio`` of the steps, then
+  linear decay to 0);
+* data parallel over every device through `pretrain.sharding` (mesh, batch and state
+  shardings; ``mesh.fsdp > 1`` also shards parameters);
+* `train_step` is pure: dropout keys come from ``(seed, step)`` and batch ``k`` of epoch ``e``
+  is a fixed slice of the permutation drawn from ``(seed, e)``, so a run resumed from the
+  checkpoint at step ``k`` computes bit-for-bit what the uninterrupted run computed. The last
+  batch of an epoch is filled with rows of weight 0 (every example is trained on, shapes stay
+  static);
+* evaluation on dev at the end of every epoch (or every ``eval_every_steps``): predictions in
+  the format of ``../shared/docs/klue-formats.md``, scored by
+  `finetune.prediction_files.score_predictions` (what ``python -m finetune.evaluate`` prints
+  on the written file). The best value of the task's ``metric_key`` keeps its parameters in
+  ``best/`` (orbax), its predictions in ``predictions.jsonl`` and its scores in ``metrics.json``;
+* a resume checkpoint (``checkpoints/``, orbax, atomic) at every evaluation; a killed run
+  restarts from it, SIGTERM saves and stops; ``manifest.json`` marks a finished task, which a
+  rerun skips;
+* TensorBoard events and ``metrics.jsonl`` (`pretrain.metric_log.MetricLog`), a progress bar
+  (or log lines) with examples/s.
+
+Output folder (one task, one seed): ``best/``, ``checkpoints/`` (removed when done unless
+``keep_resume_checkpoint``), ``predictions.jsonl``, ``metrics.json``, ``manifest.json``,
+``metrics.jsonl``, ``tensorboard/``, ``config.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+
+from finetune import modeling
+from finetune.tasks.base import EncodeContext, Features, Splits, Task
+from pretrain import checkpointing, sharding
+from pretrain import train as pretrain_train
+from pretrain.metric_log import MetricLog
+from pretrain.train import ModelDef, TrainState
+
+MANIFEST = "manifest.json"
+PREDICTIONS = "predictions.jsonl"
+METRICS = "metrics.json"
+BEST_DIR = "best"
+
+
+# ---------------------------------------------------------------------------------------------
+# Schedule and optimiser (pretraining's, with the step counts of fine-tuning)
+
+
+def plan_steps(cfg: Mapping[str, Any], num_train: int) -> dict[str, int]:
+    """Steps per epoch (the last batch may be partial), total and warmup steps."""
+    batch = int(cfg["global_batch_size"])
+    per_epoch = math.ceil(num_train / batch)
+    total = per_epoch * int(cfg["num_train_epochs"])
+    warmup = int(total * float(cfg["warmup_ratio"]))
+    run = min(total, int(cfg["max_train_steps"])) if int(cfg["max_train_steps"]) > 0 else total
+    return {
+        "steps_per_epoch": per_epoch,
+        "total_steps": total,
+        "warmup_steps": warmup,
+        "run_steps": run,
+    }
+
+
+def optimizer_config(cfg: Mapping[str, Any], steps: Mapping[str, int]) -> dict[str, Any]:
+    """The fields `pretrain.train.make_optimizer` reads."""
+    return {
+        "learning_rate": float(cfg["learning_rate"]),
+        "end_learning_rate": 0.0,
+        "warmup_steps": int(steps["warmup_steps"]),
+        "num_train_steps": int(steps["total_steps"]),
+        "weight_decay": float(cfg["weight_decay"]),
+        "adam_b1": float(cfg["adam_b1"]),
+        "adam_b2": float(cfg["adam_b2"]),
+        "adam_eps": float(cfg["adam_eps"]),
+        "max_grad_norm": float(cfg["max_grad_norm"]),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure steps
+
+
+def _forward(model_def: ModelDef, params: Any, batch: Mapping[str, jax.Array], key) -> Any:
+    model = pretrain_train.merge_model(model_def, params)
+    rngs = nnx.Rngs(dropout=key) if key is not None else None
+    return model(batch, deterministic=key is None, rngs=rngs)
+
+
+def train_step(
+    state: TrainState,
+    batch: Mapping[str, jax.Array],
+    *,
+    model_def: ModelDef,
+    tx: optax.GradientTransformation,
+    schedule: optax.Schedule,
+    task: Task,
+) -> tuple[TrainState, dict[str, jax.Array]]:
+    """One optimiser update: mean task loss over the real rows of ``batch``."""
+    key = jax.random.fold_in(jax.random.wrap_key_data(state.rng), state.step)
+
+    def loss_fn(params):
+        total, count = task.loss(_forward(model_def, params, batch, key), batch)
+        return total / jnp.maximum(count, 1.0), count
+
+    (loss, count), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+    grad_norm = optax.tree.norm(grads)
+    updates, opt_state = tx.update(grads, state.opt_state, state.params)
+    finite = jnp.isfinite(loss) & jnp.isfinite(grad_norm)
+
+    def keep(new, old):
+        return jax.tree.map(lambda n, o: jnp.where(finite, n, o), new, old)
+
+    new_state = state.replace(
+        step=state.step + 1,
+        params=keep(optax.apply_updates(state.params, updates), state.params),
+        opt_state=keep(opt_state, state.opt_state),
+    )
+    metrics = {
+        "loss": loss,
+        "grad_norm": grad_norm,
+        "learning_rate": schedule(state.step),
+        "examples": count,
+        "finite": finite.astype(jnp.int32),
+    }
+    return new_state, metrics
+
+
+def eval_step(params: Any, batch: Mapping[str, jax.Array], *, model_def: ModelDef) -> Any:
+    """The head's outputs without dropout."""
+    return _forward(model_def, params, batch, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batches
+
+
+def epoch_order(seed: int, epoch: int, n: int) -> np.ndarray:
+    """The training order of epoch ``epoch``: a permutation drawn from ``(seed, epoch)`` only."""
+    return np.random.default_rng([seed, epoch]).permutation(n)
+
+
+def take_batch(features: Features, rows: np.ndarray, size: int) -> dict[str, np.ndarray]:
+    """Rows ``rows`` of the features, filled up to ``size`` with weight-0 copies of row 0."""
+    real = len(rows)
+    if real < size:
+        rows = np.concatenate([rows, np.full(size - real, rows[0] if real else 0)])
+    batch = {k: v[rows] for k, v in features.arrays.items()}
+    weight = np.zeros(size, np.float32)
+    weight[:real] = 1.0
+    batch["weight"] = weight
+    return batch
+
+
+def _local_rows(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """This process's contiguous slice of a global host batch (all of it on one host)."""
+    n, p = jax.process_count(), jax.process_index()
+    if n == 1:
+        return batch
+    size = len(batch["weight"]) // n
+    return {k: v[p * size : (p + 1) * size] for k, v in batch.items()}
+
+
+def train_batch(
+    features: Features, seed: int, step: int, batch_size: int, per_epoch: int
+) -> dict[str, np.ndarray]:
+    """The global batch of optimiser step ``step`` (0-based), a pure function of its inputs."""
+    epoch, k = divmod(step, per_epoch)
+    order = epoch_order(seed, epoch, len(features))
+    return take_batch(features, order[k * batch_size : (k + 1) * batch_size], batch_size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+
+def predict_outputs(
+    eval_fn: Callable, params: Any, features: Features, batch_size: int, mesh
+) -> dict[str, np.ndarray]:
+    """The head's outputs for every feature row, in order (padding rows dropped)."""
+    chunks: list[dict[str, np.ndarray]] = []
+    for start in range(0, len(features), batch_size):
+        rows = np.arange(start, min(start + batch_size, len(features)))
+        host = take_batch(features, rows, batch_size)
+        out = jax.device_get(eval_fn(params, sharding.global_batch(_local_rows(host), mesh)))
+        chunks.append({k: np.asarray(v)[: len(rows)] for k, v in out.items()})
+    return {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+
+
+def score(task: Task, predictions: list[dict], gold: Sequence[Any]) -> dict[str, float]:
+    """`finetune.prediction_files.score_predictions`: the numbers finetune.evaluate prints."""
+    from finetune import prediction_files
+
+    scores = prediction_files.score_predictions(
+        task.name, predictions, gold, relations=getattr(task, "relations", None)
+    )
+    return {k: float(v) for k, v in scores.items()}
+
+
+def write_predictions(task: Task, predictions: list[dict], path: Path) -> None:
+    """The prediction file (atomic, checked by `finetune.prediction_files`)."""
+    from finetune import prediction_files
+
+    prediction_files.write_predictions(
+        task.name, predictions, path, relations=getattr(task, "relations", None)
+    )
+
+
+def is_better(value: float, best: float | None) -> bool:
+    """Higher is better; the first evaluation always counts, NaN (e.g. Pearson r of constant
+    predictions) never beats anything else."""
+    if best is None:
+        return True
+    if not math.isfinite(value):
+        return False
+    return not math.isfinite(best) or value > best
+
+
+# ---------------------------------------------------------------------------------------------
+# Run folder helpers
+
+
+def config_hash(cfg_json: Mapping[str, Any], model_path: str) -> str:
+    """Identity of a run for the manifest (everything that changes its result)."""
+    fields = {k: v for k, v in cfg_json.items() if k not in ("progress_bar", "log_every_steps")}
+    blob = json.dumps({"config": fields, "model": str(Path(model_path).absolute())}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def read_manifest(out: Path) -> dict[str, Any] | None:
+    path = out / MANIFEST
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def finished(out: Path, run_id: str) -> dict[str, Any] | None:
+    """The metrics of a finished run with the same identity, else None."""
+    manifest = read_manifest(out)
+    if manifest and manifest.get("status") == "done" and manifest.get("run_id") == run_id:
+        return json.loads((out / METRICS).read_text(encoding="utf-8"))
+    return None
+
+
+def _cfg_json(cfg: Any) -> dict[str, Any]:
+    if hasattr(cfg, "to_json"):
+        return json.loads(cfg.to_json())
+    return json.loads(json.dumps(dict(cfg), default=str))
+
+
+class _Throughput:
+    """Examples/s over the last logging window, a tqdm bar on a terminal."""
+
+    def __init__(self, start: int, total: int, enabled: bool) -> None:
+        import sys
+
+        self.t, self.examples = time.perf_counter(), 0.0
+        self.bar = None
+        if enabled and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=start, unit="step", dynamic_ncols=True)
+
+    def add(self, examples: float) -> None:
+        self.examples += examples
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def rate(self) -> float:
+        now = time.perf_counter()
+        rate = self.examples / max(now - self.t, 1e-9)
+        self.t, self.examples = now, 0.0
+        return rate
+
+    def show(self, step: int, values: Mapping[str, float]) -> None:
+        text = " ".join(f"{k}={v:.4g}" for k, v in values.items())
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=False)
+        else:
+            logging.info("step %d %s", step, text)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The loop
+
+
+def prepare_data(
+    task: Task, cfg: Mapping[str, Any], pre: modeling.LoadedModel, data_dir: str | None
+) -> tuple[Splits, Features, Features]:
+    """The task's splits (limited for smoke runs) encoded with the model's tokenizer."""
+    splits = task.load_splits(data_dir, float(cfg["dev_fraction"]))
+    train, dev = splits.train, splits.dev
+    if int(cfg["max_train_examples"]) > 0:
+        train = train[: int(cfg["max_train_examples"])]
+    if int(cfg["max_eval_examples"]) > 0:
+        dev = dev[: int(cfg["max_eval_examples"])]
+    splits = Splits(
+        train, dev, splits.comparable, splits.note, splits.train_source, splits.dev_source
+    )
+    ctx = EncodeContext(
+        tokenizer=pre.tokenizer,
+        cls_id=pre.cls_id,
+        sep_id=pre.sep_id,
+        pad_id=pre.pad_id,
+        use_token_types=pre.use_token_types,
+    )
+    length = int(cfg["max_seq_length"])
+    if length > pre.config.max_seq_length:
+        raise ValueError(
+            f"max_seq_length {length} exceeds what the model supports "
+            f"({pre.config.max_seq_length}); lower --config.max_seq_length"
+        )
+    train_f = task.encode(train, ctx, length, True)
+    dev_f = task.encode(dev, ctx, length, False)
+    return splits, train_f, dev_f
+
+
+def run_task(
+    cfg: Any,
+    task: Task,
+    pre: modeling.LoadedModel,
+    output_dir: str | Path,
+    data_dir: str | None = None,
+) -> dict[str, Any]:
+    """Fine-tunes ``task`` with ``cfg`` (one seed); returns the contents of ``metrics.json``.
+
+    Skips the run when ``manifest.json`` says the same run finished; resumes from
+    ``checkpoints/`` when a previous attempt was killed.
+    """
+    out = Path(output_dir).absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    is_main = jax.process_index() == 0
+    cfg_json = _cfg_json(cfg)
+    run_id = config_hash(cfg_json, str(pre.path))
+    done = finished(out, run_id)
+    if done is not None:
+        logging.info("%s: finished before (%s), skipped", task.name, out / MANIFEST)
+        return done
+
+    seed = int(cfg["seed"])
+    pre = modeling.with_tokens(pre, tuple(task.extra_tokens), seed)
+    pre = modeling.with_dtype(pre, str(cfg["dtype"]))
+    splits, train_f, dev_f = prepare_data(task, cfg, pre, data_dir)
+    steps = plan_steps(cfg, len(train_f))
+    mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
+    batch_size, eval_batch = int(cfg["global_batch_size"]), int(cfg["eval_batch_size"])
+    sharding.check_batch_size(batch_size, mesh)
+    sharding.check_batch_size(eval_batch, mesh)
+
+    model = modeling.build_model(pre, task, seed)
+    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
+    abstract_rest = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), rest)
+    model_def = ModelDef(graphdef, abstract_rest)
+    opt_cfg = optimizer_config(cfg, steps)
+    tx = pretrain_train.make_optimizer(opt_cfg, params)
+    schedule = pretrain_train.make_schedule(opt_cfg)
+
+    def init(p):
+        return TrainState(
+            step=jnp.zeros((), jnp.int32),
+            params=p,
+            opt_state=tx.init(p),
+            rng=jax.random.key_data(jax.random.key(seed + 2)),
+        )
+
+    abstract_state = jax.eval_shape(init, params)
+    shardings = sharding.state_shardings(abstract_state, mesh, int(cfg["mesh"]["fsdp_min_size"]))
+    batch_keys = [*train_f.arrays, "weight"]
+    batch_sh = dict.fromkeys(batch_keys, sharding.batch_sharding(mesh))
+    eval_sh = dict.fromkeys([*dev_f.arrays, "weight"], sharding.batch_sharding(mesh))
+    rep = sharding.replicated(mesh)
+    p_train = jax.jit(
+        partial(train_step, model_def=model_def, tx=tx, schedule=schedule, task=task),
+        in_shardings=(shardings, batch_sh),
+        out_shardings=(shardings, rep),
+        donate_argnums=0,
+    )
+    p_eval = jax.jit(
+        partial(eval_step, model_def=model_def),
+        in_shardings=(shardings.params, eval_sh),
+        out_shardings=rep,
+    )
+
+    resume = checkpointing.Checkpointer(
+        out / checkpointing.CHECKPOINT_SUBDIR, max_to_keep=1, async_save=False
+    )
+    target = pretrain_train.abstract_with_shardings(abstract_state, shardings)
+    latest = resume.latest_step()
+    history: list[dict[str, Any]] = []
+    best: dict[str, Any] = {"value": None, "step": None, "scores": None}
+    if latest is not None:
+        state = resume.restore(latest, target)
+        meta = resume.restore_meta(latest)
+        history, best = meta["history"], meta["best"]
+        logging.info("%s: resumed from %s step %d", task.name, resume.directory, latest)
+    else:
+        state = jax.jit(init, in_shardings=(shardings.params,), out_shardings=shardings)(params)
+    start = int(jax.device_get(state.step))
+    del model, params
+
+    info = {
+        "task": task.name,
+        "model": str(pre.path),
+        "model_source": pre.source,
+        "model_config": pre.config.to_dict(),
+        "seed": seed,
+        "num_train_examples": len(splits.train),
+        "num_dev_examples": len(splits.dev),
+        "num_train_features": len(train_f),
+        "num_dev_features": len(dev_f),
+        "train_source": splits.train_source,
+        "dev_source": splits.dev_source,
+        "comparable_to_paper": splits.comparable,
+        "note": splits.note,
+        "devices": jax.device_count(),
+        **steps,
+        "config": cfg_json,
+    }
+    if is_main:
+        checkpointing.write_json(out / "config.json", info)
+    logging.info(
+        "%s: %d train / %d dev examples, %d steps (%d per epoch, warmup %d), %d devices%s",
+        task.name,
+        len(splits.train),
+        len(splits.dev),
+        steps["run_steps"],
+        steps["steps_per_epoch"],
+        steps["warmup_steps"],
+        jax.device_count(),
+        f"; {splits.note}" if splits.note else "",
+    )
+
+    eval_every = int(cfg["eval_every_steps"]) or steps["steps_per_epoch"]
+    ckpt_every = int(cfg["checkpoint_every_steps"])
+    log_every = int(cfg["log_every_steps"])
+    log = MetricLog(out, start, enabled=is_main)
+    watcher = checkpointing.PreemptionWatcher(resume).install()
+    meter = _Throughput(start, steps["run_steps"], enabled=is_main and bool(cfg["progress_bar"]))
+    stopped = "done"
+    try:
+        for step in range(start, steps["run_steps"]):
+            host = train_batch(train_f, seed, step, batch_size, steps["steps_per_epoch"])
+            state, metrics = p_train(state, sharding.global_batch(_local_rows(host), mesh))
+            host_m = {k: float(v) for k, v in jax.device_get(metrics).items()}
+            if not (host_m["finite"] and math.isfinite(host_m["loss"])):
+                raise pretrain_train.NonFiniteLossError(
+                    pretrain_train.nonfinite_message(step + 1, host_m, latest)
+                )
+            meter.add(host_m["examples"])
+            done_steps = step + 1
+            if step == start:
+                meter.rate()  # the first step includes compilation: not a throughput figure
+            if done_steps % log_every == 0 or done_steps == steps["run_steps"]:
+                shown = {k: host_m[k] for k in ("loss", "grad_norm", "learning_rate")}
+                shown["examples_per_s"] = meter.rate()
+                shown["epoch"] = done_steps / steps["steps_per_epoch"]
+                log.write(done_steps, {f"train/{k}": v for k, v in shown.items()})
+                meter.show(done_steps, shown)
+            want_eval = done_steps % eval_every == 0 or done_steps == steps["run_steps"]
+            if want_eval:
+                scores, preds = _evaluate(
+                    task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh
+                )
+                value = scores[task.metric_key]
+                history.append({"step": done_steps, **scores})
+                log.write(done_steps, {f"dev/{k}": v for k, v in scores.items()})
+                logging.info(
+                    "%s: dev at step %d: %s",
+                    task.name,
+                    done_steps,
+                    " ".join(f"{k}={v:.4f}" for k, v in scores.items()),
+                )
+                if is_better(value, best["value"]):
+                    best = {"value": value, "step": done_steps, "scores": scores}
+                    _save_best(out, state.params, pre, task, done_steps, scores, preds)
+            preempted = watcher.should_stop(done_steps)
+            want_save = want_eval or (ckpt_every and done_steps % ckpt_every == 0)
+            if (want_save or preempted) and done_steps < steps["run_steps"]:
+                meta = {"history": history, "best": best, "step": done_steps}
+                resume.save(done_steps, state, meta)
+                resume.wait()
+                latest = done_steps
+            if preempted:
+                stopped = "preempted"
+                logging.warning(
+                    "%s at step %d: checkpoint saved; rerun the same command to resume",
+                    watcher.signal_name,
+                    done_steps,
+                )
+                break
+    finally:
+        watcher.uninstall()
+        meter.close()
+        log.close()
+        resume.close()
+    if stopped != "done":
+        return {"task": task.name, "stopped": stopped}
+
+    result = {
+        **{k: v for k, v in info.items() if k != "config"},
+        "metric_key": task.metric_key,
+        "best_step": best["step"],
+        "scores": best["scores"],
+        "history": history,
+    }
+    if is_main:
+        checkpointing.write_json(out / METRICS, result)
+        checkpointing.write_json(
+            out / MANIFEST, {"status": "done", "run_id": run_id, "task": task.name}
+        )
+        if not bool(cfg["keep_resume_checkpoint"]):
+            shutil.rmtree(out / checkpointing.CHECKPOINT_SUBDIR, ignore_errors=True)
+    return result
+
+
+def _evaluate(
+    task: Task,
+    p_eval: Callable,
+    params: Any,
+    features: Features,
+    examples: Sequence[Any],
+    batch_size: int,
+    mesh,
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """(scores, predictions) of the current parameters on dev."""
+    outputs = predict_outputs(p_eval, params, features, batch_size, mesh)
+    predictions = task.predict(outputs, features, examples)
+    return score(task, predictions, examples), predictions
+
+
+def _save_best(
+    out: Path,
+    params: Any,
+    pre: modeling.LoadedModel,
+    task: Task,
+    step: int,
+    scores: dict[str, float],
+    predictions: list[dict[str, Any]],
+) -> None:
+    """The new best: parameters (orbax, replacing the previous best), tokenizer, model config,
+    predictions and scores. Each file is written atomically; every process joins the orbax
+    save, process 0 writes the rest."""
+    import orbax.checkpoint as ocp
+
+    best = out / BEST_DIR
+    best.mkdir(exist_ok=True)
+    with ocp.StandardCheckpointer() as ckptr:
+        ckptr.save(best / "params", params, force=True)
+        ckptr.wait_until_finished()
+    if jax.process_index() != 0:
+        return
+    tok_tmp = best / "tokenizer.json.tmp"
+    pre.tokenizer.save(str(tok_tmp))
+    tok_tmp.replace(best / "tokenizer.json")
+    checkpointing.write_json(
+        best / "model.json",
+        {
+            "task": task.name,
+            "step": step,
+            "model_config": pre.config.to_dict(),
+            "special_ids": pre.special_ids,
+            "pretrained": str(pre.path),
+            "scores": scores,
+        },
+    )
+    write_predictions(task, predictions, out / PREDICTIONS)

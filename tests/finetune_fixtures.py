@@ -1,0 +1,129 @@
+"""Tiny models and KLUE-format data for the fine-tuning tests (no real data needed).
+
+* `write_tokenizer`: a character WordPiece tokenizer folder (every character of the given
+  texts, word-initial and ``##`` forms) written by `tokenizer.wordpiece.write_folder`;
+* `write_tiny_model`: a randomly initialised tiny BERT or RoBERTa (`pretrain.models`) exported
+  as a Hugging Face folder with that tokenizer (`pretrain.hf_export.write_hf_folder`);
+* `write_klue_data`: small YNAT / NLI / STS files in the official formats
+  (``../shared/docs/klue-formats.md``); STS gets only a dev file, so the missing-train rule
+  (split of dev by guid hash) is exercised. Labels follow a keyword in the text, so a model
+  can learn them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from corpus.klue import nli as klue_nli
+from corpus.klue import ynat as klue_ynat
+
+TOPIC_WORDS = ("컴퓨터", "주가", "사건", "여행", "외교", "축구", "국회")
+NLI_WORDS = ("그렇다", "아마도", "아니다")
+FILLER = "오늘 내일 서울 부산 사람 회사 정부 시장 학교 가족 날씨 뉴스 발표 결과 계획".split()
+
+
+def _sentence(rng: random.Random, key: str) -> str:
+    words = rng.sample(FILLER, 4)
+    words.insert(rng.randrange(5), key)
+    return " ".join(words)
+
+
+def klue_texts() -> list[str]:
+    return [*TOPIC_WORDS, *NLI_WORDS, *FILLER, "0123456789.,!?"]
+
+
+def write_klue_data(root: Path, n_train: int = 48, n_dev: int = 24, seed: int = 0) -> Path:
+    """YNAT and NLI train+dev, STS dev only, under ``root`` (a KLUE folder)."""
+    rng = random.Random(seed)
+    for split, n in (("train", n_train), ("dev", n_dev)):
+        ynat = []
+        for i in range(n):
+            k = rng.randrange(len(klue_ynat.LABELS))
+            ynat.append(
+                {
+                    "guid": f"ynat-v1_{split}_{i:05d}",
+                    "title": _sentence(rng, TOPIC_WORDS[k]),
+                    "label": klue_ynat.LABELS[k],
+                    "predefined_news_category": "x",
+                    "annotations": {},
+                    "url": "",
+                    "date": "",
+                }
+            )
+        _dump(root / "ynat-v1.1" / f"ynat-v1.1_{split}.json", ynat)
+        nli = []
+        for i in range(n):
+            k = rng.randrange(3)
+            nli.append(
+                {
+                    "guid": f"klue-nli-v1_{split}_{i:05d}",
+                    "premise": _sentence(rng, "사람"),
+                    "hypothesis": _sentence(rng, NLI_WORDS[k]),
+                    "gold_label": klue_nli.LABELS[k],
+                    "author": klue_nli.LABELS[k],
+                    "label2": klue_nli.LABELS[k],
+                    "label3": klue_nli.LABELS[k],
+                    "label4": klue_nli.LABELS[k],
+                    "label5": klue_nli.LABELS[k],
+                    ("genre" if split == "train" else "source"): "wikinews",
+                }
+            )
+        _dump(root / "klue-nli-v1.1" / f"klue-nli-v1.1_{split}.json", nli)
+    sts = []
+    for i in range(n_train + n_dev):
+        score = round(rng.uniform(0, 5), 1)
+        words = rng.sample(FILLER, 5)
+        same = int(score)
+        s2 = words[:same] + rng.sample(FILLER, 5 - same)
+        sts.append(
+            {
+                "guid": f"klue-sts-v1_dev_{i:05d}",
+                "source": "airbnb-rtt",
+                "sentence1": " ".join(words),
+                "sentence2": " ".join(s2),
+                "labels": {"label": score, "real-label": score, "binary-label": int(score >= 3)},
+                "annotations": {},
+            }
+        )
+    _dump(root / "klue-sts-v1.1" / "klue-sts-v1.1_dev.json", sts)
+    return root
+
+
+def _dump(path: Path, obj: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def write_tokenizer(folder: Path, texts: list[str] | None = None) -> Path:
+    from tokenizer.wordpiece import SPECIAL_TOKENS, write_folder
+
+    chars = sorted({c for t in (texts or klue_texts()) for c in t if not c.isspace()})
+    vocab = [*SPECIAL_TOKENS, *chars, *(f"##{c}" for c in chars)]
+    write_folder(folder, vocab, {})
+    return folder
+
+
+def write_tiny_model(folder: Path, tokenizer_dir: Path, arch: str = "bert", seed: int = 0) -> Path:
+    """A random tiny encoder (hidden 32, 2 layers, 64 positions) as a Hugging Face folder."""
+    from pretrain import hf_export, models
+
+    vocab = sum(1 for _ in open(tokenizer_dir / "vocab.txt", encoding="utf-8"))
+    name = "tiny" if arch == "bert" else "tiny-roberta"
+    base = models.PRESETS[name]
+    changes = dict(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_heads=2,
+        num_layers=2,
+        dtype="float32",
+    )
+    if arch == "bert":
+        changes["max_position_embeddings"] = 64
+    else:
+        changes["max_position_embeddings"] = 64 + base.pad_token_id + 1
+    config = base.replace(**changes)
+    model = models.build_model(config, seed=seed)
+    return hf_export.write_hf_folder(model, tokenizer_dir, folder)

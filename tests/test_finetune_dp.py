@@ -1,0 +1,204 @@
+"""KLUE-DP task (finetune.tasks.dp): word alignment, the tree decoder against brute force, gold
+round trips through the scorer, and the parser head learning a tiny treebank."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+from flax import nnx
+
+from corpus import klue
+from finetune import prediction_files
+from finetune.metrics import DP_DEPRELS
+from finetune.tasks.base import EncodeContext, get_task
+from finetune.tasks.dp import POS_TAGS, DpTask, eisner, encode_sentence, pos_id, word_capacity
+from pretrain import models
+from tokenizer.wordpiece import SPECIAL_TOKENS, build_tokenizer
+
+FIXTURES = Path(__file__).parent / "fixtures" / "klue"
+
+
+def char_context(texts):
+    chars = sorted({c for t in texts for c in t if not c.isspace()})
+    tok = build_tokenizer(list(SPECIAL_TOKENS) + chars + [f"##{c}" for c in chars])
+    ids = {t: tok.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]")}
+    return EncodeContext(tok, ids["[CLS]"], ids["[SEP]"], ids["[PAD]"], True)
+
+
+def fixture_dp():
+    return list(klue.load("dp", "train", FIXTURES))
+
+
+def gold_outputs(features, examples):
+    """Head outputs that put all mass on the gold head and label of every kept word."""
+    n, w = features.arrays["head"].shape
+    arc = np.full((n, w, w + 1), -5.0, np.float32)
+    label = np.zeros((n, w, len(DP_DEPRELS)), np.float32)
+    rows = np.arange(w)
+    for r in range(n):
+        arc[r, rows, features.arrays["head"][r]] = 5.0
+        label[r, rows, features.arrays["deprel"][r]] = 5.0
+    return {"arc": arc, "label": label}
+
+
+def test_pos_id_takes_the_last_tag_and_unknown_tags_share_an_id():
+    assert pos_id("NNG+JKS") == pos_id("JKS") != pos_id("NNG")
+    assert pos_id("SN+SW") == pos_id("SW")
+    assert pos_id("FOO") == pos_id("BAR") == len(POS_TAGS) + 1
+
+
+def test_encode_aligns_each_word_to_its_first_and_last_subword():
+    sents = fixture_dp()
+    ctx = char_context([w.word_form for s in sents for w in s.words])
+    ex = sents[0]
+    row = encode_sentence(ex, ctx, 128, word_capacity(sents, 128), unk_id=1)
+    ids = row["input_ids"]
+    assert ids[0] == ctx.cls_id
+    for i, w in enumerate(ex.words):
+        first, last = row["word_first"][i], row["word_last"][i]
+        pieces = [ctx.tokenizer.id_to_token(int(t)) for t in ids[first : last + 1]]
+        assert "".join(p.removeprefix("##") for p in pieces) == w.word_form
+        assert row["head"][i] == w.head and row["word_mask"][i] == 1.0
+        assert DP_DEPRELS[row["deprel"][i]] == w.deprel
+    assert int(row["word_count"]) == len(ex.words)
+    assert ids[row["word_last"][len(ex.words) - 1] + 1] == ctx.sep_id
+
+
+def test_truncation_masks_cut_words_and_heads_that_point_past_the_cut():
+    sents = fixture_dp()
+    ctx = char_context([w.word_form for s in sents for w in s.words])
+    ex = max(sents, key=lambda s: len(s.words))
+    tokens_per_word = [len(w.word_form) for w in ex.words]
+    limit = 1 + sum(tokens_per_word[:3]) + 1  # [CLS] + three words + [SEP]
+    row = encode_sentence(ex, ctx, limit, 8, unk_id=1)
+    assert int(row["word_count"]) == 3
+    for i in range(3):
+        assert row["word_mask"][i] == (1.0 if ex.words[i].head <= 3 else 0.0)
+    task = DpTask()
+    feats = task.encode([ex], ctx, limit, train=False)
+    preds = task.predict(gold_outputs(feats, [ex]), feats, [ex])
+    assert len(preds[0]["heads"]) == len(ex.words)  # every word gets a prediction
+    assert preds[0]["heads"][3:] == [3] * (len(ex.words) - 3)
+    assert task.truncated_words == len(ex.words) - 3
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_eisner_finds_the_best_projective_single_root_tree(n):
+    rng = np.random.default_rng(n)
+
+    def projective(heads):
+        for d, h in enumerate(heads, 1):
+            lo, hi = sorted((d, h))
+            for k in range(lo + 1, hi):
+                a = k
+                while a not in (0, h):  # every word between must descend from h
+                    a = heads[a - 1]
+                if a != h:
+                    return False
+        return True
+
+    def is_tree(heads):
+        for d in range(1, n + 1):
+            seen, a = set(), d
+            while a != 0:
+                if a in seen:
+                    return False
+                seen.add(a)
+                a = heads[a - 1]
+        return sum(h == 0 for h in heads) == 1
+
+    def total(h, scores):
+        return sum(scores[h[d], d + 1] for d in range(n))
+
+    for _ in range(5):
+        scores = rng.normal(size=(n + 1, n + 1))
+        best = max(
+            (
+                h
+                for h in itertools.product(range(n + 1), repeat=n)
+                if all(h[d] != d + 1 for d in range(n)) and is_tree(h) and projective(h)
+            ),
+            key=lambda h, s=scores: total(h, s),
+        )
+        got = tuple(int(h) for h in eisner(scores))
+        assert is_tree(got) and projective(got)
+        assert total(got, scores) == pytest.approx(total(best, scores))
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_gold_round_trip_scores_100_on_the_fixture(tree):
+    sents = fixture_dp()
+    ctx = char_context([w.word_form for s in sents for w in s.words])
+    task = DpTask(tree_decoding=tree)
+    feats = task.encode(sents, ctx, 256, train=False)
+    preds = task.predict(gold_outputs(feats, sents), feats, sents)
+    scores = prediction_files.score_predictions("dp", preds, sents)
+    assert all(v == pytest.approx(100.0) for v in scores.values()), scores
+
+
+@pytest.mark.slow
+def test_gold_round_trip_scores_100_on_real_dp_dev(data_dir):
+    sents = list(klue.load("dp", "dev", data_dir / "klue"))
+    ctx = char_context([w.word_form for s in sents for w in s.words])
+    task = get_task("dp")
+    feats = task.encode(sents, ctx, 256, train=False)
+    assert task.truncated_words == 0
+    preds = task.predict(gold_outputs(feats, sents), feats, sents)
+    scores = prediction_files.score_predictions("dp", preds, sents)
+    assert all(v == pytest.approx(100.0) for v in scores.values()), scores
+    assert task.truncated_words == 0
+
+
+def test_parser_head_learns_the_fixture_treebank():
+    """Encoder + parser head trained on the fixture sentences fit their trees (loss falls)."""
+    sents = fixture_dp()
+    ctx = char_context([w.word_form for s in sents for w in s.words])
+    task = DpTask(lstm_size=32, arc_space=32, type_space=16, pos_dim=8, dropout=0.0)
+    feats = task.encode(sents, ctx, 96, train=True)
+    cfg = dataclasses.replace(
+        models.PRESETS["tiny"], vocab_size=ctx.tokenizer.get_vocab_size(), dtype="float32"
+    )
+    rngs = nnx.Rngs(0)
+    encoder = models.Encoder(cfg, rngs=rngs)
+    head = task.make_head(cfg, rngs)
+    batch = {k: jnp.asarray(v) for k, v in feats.arrays.items()}
+    batch["weight"] = jnp.ones(len(feats), jnp.float32)
+
+    class Both(nnx.Module):
+        def __init__(self):
+            self.encoder, self.head = encoder, head
+
+        def __call__(self, b, deterministic):
+            seq, pooled = self.encoder(
+                b["input_ids"], b["token_type_ids"], b["attention_mask"], deterministic=True
+            )
+            return self.head(seq, pooled, b, deterministic=deterministic)
+
+    model = Both()
+    opt = nnx.Optimizer(model, optax.adam(3e-3), wrt=nnx.Param)
+
+    @nnx.jit
+    def step(model, opt):
+        def loss_fn(m):
+            s, c = task.loss(m(batch, deterministic=False), batch)
+            return s / c
+
+        loss, grads = nnx.value_and_grad(loss_fn)(model)
+        opt.update(model, grads)
+        return loss
+
+    first = float(step(model, opt))
+    for _ in range(40):
+        last = float(step(model, opt))
+    assert np.isfinite(first) and last < 0.3 * first, (first, last)
+    out = jax.tree.map(np.asarray, nnx.jit(lambda m: m(batch, deterministic=True))(model))
+    preds = task.predict(out, feats, sents)
+    scores = prediction_files.score_predictions("dp", preds, sents)
+    assert scores["dp_uas"] > 80.0, scores
