@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-PACKAGES = ["corpus", "tokenizer", "pretrain", "finetune"]
+PACKAGES = ["corpus", "tokenizer", "pretrain", "finetune", "tpu"]
 STAGES = [
     "corpus.prepare",
     "corpus.dedup",
@@ -20,6 +20,9 @@ STAGES = [
     "pretrain.main",
     "pretrain.export",
     "finetune.data",
+    "tpu.launch",
+    "tpu.gpu",
+    "tpu.worker",
 ]
 
 

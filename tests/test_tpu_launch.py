@@ -1,0 +1,252 @@
+"""tpu/: the dry-run lines of every launcher subcommand, settings errors, the GPU/Slurm script,
+and the per-host worker wrapper (log upload, signal forwarding, exit code)."""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tpu import commands, gpu, launch
+from tpu.settings import SettingsError, make_settings, parse_accelerator, read_env_file
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = ["--project=proj", "--zone=europe-west4-a", "--bucket=gs://bkt", "--name=klue"]
+
+
+def dry(*args: str) -> list[str]:
+    """The lines `python -m tpu.launch ... --dry-run` prints (in process)."""
+    out = io.StringIO()
+    real = launch.Runner
+
+    class Capture(real):
+        def __init__(self, dry_run, out_=None):
+            super().__init__(dry_run, out)
+
+    launch.Runner = Capture
+    try:
+        args = list(args)
+        at = args.index("--") if "--" in args else len(args)
+        rc = launch.main([*args[:at], "--dry-run", *args[at:]])
+    finally:
+        launch.Runner = real
+    assert rc == 0, out.getvalue()
+    return out.getvalue().splitlines()
+
+
+def commands_of(lines: list[str]) -> list[list[str]]:
+    """The `$ ` lines (which may continue over several lines for ssh scripts) as argv lists."""
+    text, cmds, cur = "\n".join(lines), [], None
+    for line in text.split("\n"):
+        if line.startswith("$ "):
+            if cur is not None:
+                cmds.append(cur)
+            cur = line[2:]
+        elif line.startswith("# "):
+            if cur is not None:
+                cmds.append(cur)
+            cur = None
+        elif cur is not None:
+            cur += "\n" + line
+    if cur is not None:
+        cmds.append(cur)
+    return [shlex.split(c) for c in cmds]
+
+
+def test_accelerators_hosts_and_runtimes():
+    assert (parse_accelerator("v3-8").chips, parse_accelerator("v3-8").hosts) == (4, 1)
+    assert (parse_accelerator("v4-32").chips, parse_accelerator("v4-32").hosts) == (16, 4)
+    assert parse_accelerator("v5litepod-8").hosts == 1
+    assert parse_accelerator("v5litepod-16").hosts == 4
+    assert parse_accelerator("v5p-8").runtime_version == "v2-alpha-tpuv5"
+    assert parse_accelerator("v6e-8").runtime_version == "v2-alpha-tpuv6e"
+    assert parse_accelerator("v3-32").runtime_version == "tpu-ubuntu2204-base"
+    for bad in ("v3", "v9-8", "v3-7", "tpu-v3-8"):
+        with pytest.raises(SettingsError):
+            parse_accelerator(bad)
+
+
+def test_create_v3_8_spot_and_v4_32_queued():
+    (cmd,) = commands_of(dry("create", *BASE, "--spot"))
+    assert cmd == [
+        "gcloud", "compute", "tpus", "tpu-vm", "create", "klue",
+        "--project=proj", "--zone=europe-west4-a",
+        "--accelerator-type=v3-8", "--version=tpu-ubuntu2204-base", "--spot",
+    ]  # fmt: skip
+    (cmd,) = commands_of(dry("create", *BASE, "--accelerator=v4-32", "--queued"))
+    assert cmd[:6] == ["gcloud", "compute", "tpus", "queued-resources", "create", "klue"]
+    assert "--node-id=klue" in cmd and "--accelerator-type=v4-32" in cmd
+    assert "--runtime-version=tpu-ubuntu2204-base" in cmd and "--spot" not in cmd
+
+
+@pytest.mark.parametrize("accelerator", ["v3-8", "v4-32"])
+def test_setup_ships_the_commit_and_installs_on_every_worker(accelerator):
+    head = launch.git_commit("HEAD", allow_dirty=True)
+    archive, upload, ssh = commands_of(
+        dry("setup", *BASE, f"--accelerator={accelerator}", "--allow-dirty")
+    )
+    assert archive == ["git", "archive", "--format=tar.gz", "-o", f"/tmp/klue-{head}.tar.gz", head]
+    assert upload == [
+        "gcloud", "storage", "cp", f"/tmp/klue-{head}.tar.gz", f"gs://bkt/klue/code/{head}.tar.gz"
+    ]  # fmt: skip
+    assert ssh[:6] == ["gcloud", "compute", "tpus", "tpu-vm", "ssh", "klue"]
+    assert "--worker=all" in ssh
+    script = ssh[-1].removeprefix("--command=")
+    assert script.startswith("set -euo pipefail\n")
+    assert f"-e \"$HOME\"/'klue/src/{head}[tpu]'" in script
+    subprocess.run(["bash", "-n", "-c", script], check=True)  # valid shell
+
+
+def test_train_is_detached_idempotent_and_passes_overrides():
+    (ssh,) = commands_of(dry("train", *BASE, "--", "--config.stop_at_step=100"))
+    assert "--worker=all" in ssh
+    script = ssh[-1].removeprefix("--command=")
+    subprocess.run(["bash", "-n", "-c", script], check=True)
+    assert "already running" in script  # a second `train` does not start a second job
+    assert "gcloud storage rsync --recursive gs://bkt/klue/examples" in script
+    start = next(line for line in script.splitlines() if line.startswith("nohup setsid"))
+    assert start.endswith(">/dev/null 2>&1 </dev/null &")
+    assert "-m tpu.worker" in start and "--log-uri=gs://bkt/klue/logs" in start
+    assert "--workdir=gs://bkt/klue/workdir" in start
+    assert start.index("--config.stop_at_step=100") > start.index(" -- ")
+
+
+def test_train_remote_paths_expand_home(tmp_path):
+    """`~` does not expand in quotes: the worker's shell must still reach $HOME/klue/..."""
+    word = commands.sh_word("--log-file=~/klue/logs/my log.txt")
+    out = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"],
+        env={**os.environ, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out == f"--log-file={tmp_path}/klue/logs/my log.txt"
+
+
+def test_stage_logs_status_resume_delete_dry_run(tmp_path):
+    tok, ex = tmp_path / "tok", tmp_path / "ex"
+    tok.mkdir(), ex.mkdir()
+    paths = [f"--tokenizer={tok}", f"--examples={ex}"]
+    sync_tok, sync_ex, ls_tok, ls_ex = commands_of(dry("stage", *BASE, *paths))
+    assert sync_tok == [
+        "gcloud", "storage", "rsync", "--recursive", "--checksums-only", str(tok),
+        "gs://bkt/klue/tokenizer",
+    ]  # fmt: skip
+    assert sync_ex[-1] == "gs://bkt/klue/examples"
+    assert ls_ex == ["gcloud", "storage", "ls", "--long", "--recursive", "gs://bkt/klue/examples"]
+    (tail,) = commands_of(dry("logs", *BASE, "--worker=3", "--follow"))
+    assert "--worker=3" in tail and tail[-1].startswith("--command=tail -n 100 -f ")
+    describe, probe, ls = commands_of(dry("status", *BASE))
+    assert describe[:5] == ["gcloud", "compute", "tpus", "tpu-vm", "describe"]
+    assert ls == ["gcloud", "storage", "ls", "gs://bkt/klue/workdir/checkpoints/"]
+    resume = commands_of(dry("resume", *BASE, "--allow-dirty"))
+    verbs = [c[4] if c[0] == "gcloud" and c[1] == "compute" else c[1] for c in resume]
+    assert verbs == ["describe", "delete", "create", "archive", "storage", "ssh", "ssh"]
+    (delete,) = commands_of(dry("delete", *BASE))
+    assert delete[-1] == "--quiet" and "delete" in delete
+
+
+def test_check_staged_compares_sizes(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.bin").write_bytes(b"12345")
+    (tmp_path / "y.json").write_bytes(b"{}")
+    listing = textwrap.dedent(
+        """\
+             5  2026-11-30T00:00:00Z  gs://b/r/ex/a/x.bin
+             3  2026-11-30T00:00:00Z  gs://b/r/ex/y.json
+        TOTAL: 2 objects, 8 bytes (8B)
+        """
+    )
+    problems = launch.check_staged(str(tmp_path), "gs://b/r/ex", listing)
+    assert problems == ["size differs: gs://b/r/ex/y.json (3 vs 2 local)"]
+    assert launch.check_staged(str(tmp_path), "gs://b/r/ex", listing.splitlines()[0]) == [
+        "missing in bucket: gs://b/r/ex/y.json"
+    ]
+
+
+def test_settings_from_env_file_flags_win_and_errors(tmp_path, capsys):
+    env = tmp_path / "tpu.env"
+    env.write_text(
+        "# my run\nPROJECT=proj\nZONE='us-central1-a'\nACCELERATOR=v4-32\nSPOT=true\n"
+        "export BUCKET=gs://bkt\n"
+    )
+    s = make_settings(str(env), accelerator="v3-8")
+    assert (s.project, s.zone, s.accelerator, s.spot, s.run_uri) == (
+        "proj", "us-central1-a", "v3-8", True, "gs://bkt/klue-pretrain"
+    )  # fmt: skip
+    (env.parent / "bad.env").write_text("PROJECT=p\nLEARNING_RATE=1e-4\n")
+    with pytest.raises(SettingsError, match=r"bad.env:2: unknown setting 'LEARNING_RATE'"):
+        read_env_file(env.parent / "bad.env")
+    assert launch.main(["create", "--dry-run"]) == 2
+    assert "missing setting(s): --project" in capsys.readouterr().err
+    assert launch.main(["train", *BASE[:2], "--bucket=bkt", "--dry-run"]) == 2
+    assert launch.main(["create", *BASE, "--dry-run", "--", "--config.x=1"]) == 2
+    assert launch.main(["train", *BASE, "--dry-run", "--", "--lr=1"]) == 2
+
+
+def test_slurm_script_matches_the_committed_sample_and_is_valid_shell(capsys):
+    sample = ROOT / "tpu" / "slurm" / "pretrain.sbatch"
+    args = sample.read_text().splitlines()[1].removeprefix("# Generated by: python -m tpu.gpu ")
+    argv = shlex.split(args)
+    i = argv.index("--sbatch-file")
+    del argv[i : i + 2]
+    argv.insert(argv.index("--"), "--dry-run")
+    assert gpu.main(argv) == 0
+    printed = capsys.readouterr().out
+    body = lambda t: t.split("\n", 2)[2]  # noqa: E731  (the generator line differs)
+    assert body(printed).rstrip() == body(sample.read_text()).rstrip()
+    subprocess.run(["bash", "-n", str(sample)], check=True)
+    assert "#SBATCH --signal=TERM@300" in printed and "--ntasks-per-node=1" in printed
+
+
+def test_gpu_local_dry_run(capsys):
+    cfg = "pretrain/configs/tiny.py"
+    assert gpu.main(["local", "--config", cfg, "--workdir", "w", "--gpus", "0,1", "--dry-run"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("$ CUDA_VISIBLE_DEVICES=0,1 python -m tpu.worker")
+    assert line.endswith(f"-- --config={cfg} --workdir=w")
+
+
+FAKE_TRAINER = """
+import signal, sys, time
+print("fake trainer", sys.argv[1:], flush=True)
+def term(*_):
+    print("got SIGTERM, saving", flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+if "--fail" in sys.argv:
+    sys.exit(3)
+time.sleep(60)
+"""
+
+
+def _worker(tmp_path: Path, *args: str) -> subprocess.Popen:
+    (tmp_path / "fake_trainer.py").write_text(FAKE_TRAINER)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    cmd = [sys.executable, "-m", "tpu.worker", f"--log-file={tmp_path}/logs/train.log"]
+    cmd += [f"--log-uri={tmp_path}/bucket", "--upload-seconds=0.2", "--module=fake_trainer"]
+    return subprocess.Popen([*cmd, "--", *args], env=env, cwd=ROOT)
+
+
+def test_worker_forwards_sigterm_uploads_log_and_keeps_exit_code(tmp_path):
+    proc = _worker(tmp_path, "--config=c.py")
+    log = tmp_path / "logs" / "train.log"
+    deadline = time.monotonic() + 30
+    while "fake trainer" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, "trainer did not start"
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    (copy,) = (tmp_path / "bucket").glob("*.log")
+    text = copy.read_text()
+    assert "['--config=c.py']" in text and "got SIGTERM, saving" in text and "exit 0" in text
+    assert _worker(tmp_path, "--fail").wait(timeout=30) == 3
