@@ -149,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
     runnable, not_run = finetune_tasks()
     tasks = [t for t in wanted if t in runnable]
+    not_run = {t: why for t, why in not_run.items() if t in wanted}
+    not_run.update({t: "not run: left out by --tasks" for t in inputs.TASKS if t not in wanted})
     ablations = ["tokenizer", "pseudonymization"] if args.ablation == "both" else [args.ablation]
     arms: list[tuple[str, str, str, bool]] = []
     for ab in ablations:

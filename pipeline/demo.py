@@ -10,7 +10,8 @@ first so it can be copied, and one progress line per stage (the stage's own outp
     -> <output>/report.md (+ loss.png, tasks.png)
 
 Data (`pipeline.inputs`): the usual data-directory resolution; with none at all, the embedded
-corpus and the embedded KLUE fixtures; the report says which. A held-out slice of the raw text
+corpus and the embedded KLUE fixtures (or, with ``--download``, the official KLUE archives
+fetched into ``./data/klue`` first); the report says which. A held-out slice of the raw text
 (other documents) goes through prepare and pseudonymize too and gives the tokenizer statistics
 and the held-out MLM accuracy.
 
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from corpus.datadir import add_data_dir_argument, resolve_data_dir
 from pipeline import chain, inputs, report
-from pipeline.stages import Runner, StageError
+from pipeline.stages import Runner, StageError, python_module
 
 FINETUNE_CONFIG = "finetune/configs/common.py:tiny"
 
@@ -52,6 +53,28 @@ def finetune_tasks() -> tuple[list[str], dict[str, str]]:
     return run, missing
 
 
+def find_data(args: argparse.Namespace) -> Path | None:
+    """The data directory; with none, downloads KLUE (``--download``) or says how to."""
+    try:
+        return resolve_data_dir(args.data_dir)
+    except FileNotFoundError as e:
+        if args.data_dir or not args.download:
+            if args.data_dir:
+                raise SystemExit(f"demo: {e}") from e
+            print(
+                "demo: no data directory found; running on the embedded corpus and the embedded "
+                "KLUE fixtures. For the official KLUE data: `python -m pipeline.demo --download` "
+                "(or `python -m finetune.data download --to data/klue`, then rerun).",
+                flush=True,
+            )
+            return None
+    cmd = python_module("finetune.data", "download", "--to", Path("data") / "klue")
+    if args.download_base_url:
+        cmd += ["--base-url", args.download_base_url]
+    Runner(Path(args.output), total=1, quiet=args.quiet).run("download", cmd)
+    return resolve_data_dir(None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pipeline.demo", description=__doc__.split("\n\n")[0]
@@ -62,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--embedded", action="store_true",
         help="use the embedded corpus and KLUE fixtures even when a data directory exists",
     )  # fmt: skip
+    p.add_argument(
+        "--download", action="store_true",
+        help="when no data directory exists, first download the official KLUE archives into "
+        "./data/klue (python -m finetune.data download)",
+    )  # fmt: skip
+    p.add_argument("--download-base-url", default=None, help="mirror for --download")
     p.add_argument("--wiki-files", type=int, default=4, help="Wikipedia files to train on")
     p.add_argument(
         "--vocab", type=int, default=None,
@@ -87,16 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     started = time.time()
     out = Path(args.output)
-    try:
-        data = None if args.embedded else resolve_data_dir(args.data_dir)
-    except FileNotFoundError:
-        data = None
+    data = None if args.embedded else find_data(args)
     corpus = inputs.corpus_inputs(data, args.wiki_files, out)
     vocab = args.vocab or (700 if corpus.embedded else 8000)
     wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
     runnable, not_run = finetune_tasks()
     tasks = [t for t in wanted if t in runnable]
     not_run = {t: why for t, why in not_run.items() if t in wanted}
+    not_run.update({t: "not run: left out by --tasks" for t in inputs.TASKS if t not in wanted})
     runner = Runner(out, total=13 + len(tasks), quiet=args.quiet)
 
     sources = inputs.assemble_klue(data, out / "klue", embedded_only=corpus.embedded)

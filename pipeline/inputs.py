@@ -59,7 +59,8 @@ def corpus_inputs(data: Path | None, wiki_files: int, out: Path) -> CorpusInputs
     corpus = data / "corpus" if data is not None else None
     if corpus is not None and corpus.is_dir():
         wiki = sorted((corpus / "kowiki" / "AA").glob("wiki_*"))
-        if len(wiki) > wiki_files:
+        if len(wiki) >= 2:
+            wiki_files = min(wiki_files, len(wiki) - 1)  # the last file is held out
             train = [str(p) for p in wiki[:wiki_files]]
             extra = [
                 corpus / "petitions" / "petitions_2019-08",

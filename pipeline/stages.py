@@ -12,6 +12,8 @@ recorded command is the same and whose output (``done``, a file the stage writes
 is not started again ("reused"), as long as no stage before it in this run had to run (a
 stage that ran may have changed what the later ones read). The stage CLIs also keep their own
 manifests, so a stage that is started again redoes only what its inputs require.
+Every stage gets ``JAX_COMPILATION_CACHE_DIR=<run>/jax-cache`` (unless set): ablation arms
+and reruns compile the same programs, and JAX's persistent cache skips the recompilation.
 A failing stage stops the run with its exit status and the last lines of its log.
 """
 
@@ -118,6 +120,8 @@ class Runner:
         self._say(f"\n$ {line}")
         log.parent.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
+        # Arms and reruns compile the same XLA programs: a persistent cache per run folder.
+        env.setdefault("JAX_COMPILATION_CACHE_DIR", str((self.out / "jax-cache").resolve()))
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p
         )

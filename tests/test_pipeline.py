@@ -60,13 +60,13 @@ def _run(args: list[str], cwd: Path = REPO) -> subprocess.CompletedProcess:
 def test_ablation_runs_both_arms_with_the_same_seeds(tmp_path):
     out = tmp_path / "ablation"
     _run(["pipeline.ablate", "--ablation", "tokenizer", "--scale", "demo", "--embedded",
-          "--seeds", "2", "--steps", "2", "--tasks", "ynat,nli", "--workers", "1",
+          "--seeds", "2", "--steps", "2", "--tasks", "ynat", "--workers", "1",
           "--output", str(out), *TINY_FT])  # fmt: skip
     table = json.loads((out / "ablation.json").read_text())
     arms = {r["arm"]: r for r in table["rows"]}
     assert list(arms) == ["morpheme-bpe", "bpe", "random init"]
     assert arms["morpheme-bpe"]["tokenizer"] == "morpheme-bpe" and arms["bpe"]["tokenizer"] == "bpe"
-    for metric in ("ynat_macro_f1", "nli_accuracy"):
+    for metric in ("ynat_macro_f1",):
         seeds = {name: r["metrics"][metric]["seeds"] for name, r in arms.items()}
         assert seeds["morpheme-bpe"] == seeds["bpe"] == seeds["random init"] == [42, 43], seeds
     # the arms differ only in the tokenizer: same corpus, same pretraining command otherwise
