@@ -140,6 +140,10 @@ def model_stages(
     steps = ["--config.num_train_steps=1", "--config.learning_rate=0.0"] if random_init else [
         f"--config.num_train_steps={pretrain.steps}"
     ]  # fmt: skip
+    if not random_init and pretrain.steps < 300:
+        # The configs log every 10+ steps; a short run logs more often so the report's loss
+        # curve has points.
+        steps.append(f"--config.log_every_steps={max(1, pretrain.steps // 30)}")
     runner.run(f"pretrain{rsfx}", python_module(
         "pretrain.main", "--config", pretrain.config, "--workdir", workdir,
         f"--config.data.examples_dir={examples}",

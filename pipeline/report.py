@@ -194,6 +194,14 @@ def _stage_counts(out: Path) -> dict[str, str]:
                 f"{man.get('examples', 0):,} examples (L={man.get('max_seq_length')}), "
                 f"{n.get('predictions', 0):,} masked positions"
             )
+    for task in TASKS:
+        result = task_scores(out / "finetune", task)
+        if result:
+            key = result.get("metric_key", "")
+            c[f"finetune-{task}"] = (
+                f"{result.get('num_train_examples')} train / {result.get('num_dev_examples')} dev"
+                f" examples; {key} {fmt_score(score_of(result, key))}"
+            )
     pre = pretrain_summary(out / "workdir")
     if pre.get("steps"):
         c["pretrain"] = (
@@ -319,14 +327,14 @@ def write_demo_report(
             bars[task] = None
             continue
         metrics = TASK_METRICS[task]
-        cells = ", ".join(f"{label} {fmt_score(score_of(result, m))}" for m, label in metrics)
+        cells = " / ".join(fmt_score(score_of(result, m)) for m, _ in metrics)
         bars[task] = score_of(result, result.get("metric_key", metrics[0][0]))
         note = result.get("note", "") or ""
         if source.get(task, "").startswith("fixture"):
             note = (note + "; " if note else "") + f"data: {source[task]}"
         sizes = f"{result.get('num_train_examples', '?')} / {result.get('num_dev_examples', '?')}"
         lines.append(
-            f"| {task} | {', '.join(label for _, label in metrics)} | {cells} | {sizes} | {note} |"
+            f"| {task} | {' / '.join(label for _, label in metrics)} | {cells} | {sizes} | {note} |"
         )
     tasks_png = plot_bars({"demo": bars}, out / "tasks.png", "KLUE dev scores (demo)")
     lines += ["", f"![per-task scores]({tasks_png.name})", ""]
