@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--finetune-set", action="append", default=[], metavar="FIELD=VALUE",
         help="extra --config.FIELD=VALUE for every fine-tuning run (repeatable)",
     )  # fmt: skip
+    p.add_argument(
+        "--dedup-index", default=None,
+        help="BM25 index of the KLUE benchmark to reuse (e.g. runs/demo/decontaminated.index)",
+    )  # fmt: skip
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0, help="pretraining seed (every arm)")
     p.add_argument("--quiet", action="store_true")
@@ -165,7 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     overrides = [*scale.finetune_overrides, *(f"--config.{kv}" for kv in args.finetune_set)]
     try:
         folders = chain.corpus_stages(
-            runner, out / "corpus", corpus.train, corpus.held_out, out / "klue", args.workers
+            runner,
+            out / "corpus",
+            corpus.train,
+            corpus.held_out,
+            out / "klue",
+            args.workers,
+            Path(args.dedup_index) if args.dedup_index else None,
         )
         for mid, (method, which, random_init) in models.items():
             folder, variant = model_folder(out, method, which, random_init)

@@ -57,10 +57,13 @@ def corpus_stages(
     held_out: Sequence[str],
     klue_dir: Path,
     workers: int,
+    index_dir: Path | None = None,
 ) -> CorpusFolders:
     """prepare -> dedup (against ``klue_dir``) -> keygen -> pseudonymize, plus the held-out text.
 
-    The key is generated once into ``out/pseudonym.key`` (mode 0600) and reused by reruns."""
+    The key is generated once into ``out/pseudonym.key`` (mode 0600) and reused by reruns.
+    ``index_dir``: the BM25 index of the benchmark (``corpus.dedup --index-dir``; it is
+    fingerprinted, so sharing one between runs is safe: a different benchmark rebuilds it)."""
     w = ["--workers", str(workers)]
     held = out / "heldout"
     key = out / "pseudonym.key"
@@ -73,6 +76,7 @@ def corpus_stages(
     runner.run("dedup", python_module(
         "corpus.dedup", "--input", out / "records", "--output", out / "decontaminated",
         "--benchmark-dir", klue_dir, *w,
+        *(["--index-dir", index_dir] if index_dir else []),
     ), done=out / "decontaminated" / ".done")  # fmt: skip
     runner.run("keygen", python_module(
         "corpus.pseudonymize", "keygen", "--output", key,

@@ -96,6 +96,16 @@ def _write_if_changed(path: Path, text: str) -> Path:
 
 
 def _link(target: Path, link: Path) -> None:
+    """``link`` -> ``target``; a folder becomes a real folder of links to its files, so that
+    tools walking the KLUE folder without following links (corpus.dedup's fingerprint of the
+    benchmark) still see, and hash, every file."""
+    if target.is_dir():
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        link.mkdir(exist_ok=True)
+        for f in sorted(target.iterdir()):
+            _link(f.resolve(), link / f.name)
+        return
     if link.is_symlink() and os.readlink(link) == str(target):
         return
     if link.is_symlink() or link.is_file():
@@ -135,9 +145,7 @@ def assemble_klue(data: Path | None, out: Path, embedded_only: bool = False) -> 
             sources.append(KlueSource(task, "fixture", str(fixture)))
             continue
         dest = out / folder
-        dest.mkdir()
-        for f in sorted(fixture.iterdir()):
-            _link(f.resolve(), dest / f.name)
+        _link(fixture.resolve(), dest)
         train = dest / klue_files.split_file_name(task, "train")
         dev = dest / klue_files.split_file_name(task, "dev")
         shutil.copy2(train, dev)  # keeps the mtime: a rerun's stages see the same input
