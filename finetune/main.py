@@ -97,24 +97,68 @@ def task_config(task: str, base: Any) -> Any:
     return cfg
 
 
-def run_all(
-    base: Any, tasks: list[str], model: str, output: Path, data_dir: str | None, seeds: int
-):
-    """Loads the model once, fine-tunes every task and seed, writes the results table."""
-    from finetune import modeling, results, trainer
+def make_task(name: str, cfg: Any) -> Any:
+    """The task object, with the config's ``task_options`` (if any) as constructor arguments."""
     from finetune.tasks.base import get_task
 
+    options = cfg.get("task_options")
+    return get_task(name, **(options.to_dict() if options is not None else {}))
+
+
+def load_all_splits(
+    tasks: list[str], configs: dict[str, Any], data_dir: str | None, skip_missing: bool
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Every task's splits before any training, so that missing data fails fast.
+
+    With ``skip_missing`` (``--task all``) a task without data is left out with its reason;
+    otherwise its `TaskDataError` propagates (exit 2).
+    """
+    from finetune.tasks.base import TaskDataError
+
+    splits, skipped = {}, {}
+    for name in tasks:
+        try:
+            task = make_task(name, configs[name])
+            splits[name] = task.load_splits(data_dir, float(configs[name].dev_fraction))
+        except (TaskDataError, FileNotFoundError) as e:
+            if not skip_missing:
+                raise
+            skipped[name] = str(e)
+            logging.warning("%s skipped: %s", name, e)
+    if not splits:
+        raise TaskDataError(
+            "no task has data: " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
+        )
+    return splits, skipped
+
+
+def run_all(
+    base: Any,
+    tasks: list[str],
+    model: str,
+    output: Path,
+    data_dir: str | None,
+    seeds: int,
+    skip_missing: bool = False,
+) -> int:
+    """Loads the model once, fine-tunes every task and seed, writes the results table."""
+    from finetune import modeling, results, trainer
+
     configs = {t: task_config(t, base) for t in tasks}  # config errors before any work
+    splits, skipped = load_all_splits(tasks, configs, data_dir, skip_missing)
     pre = modeling.load_pretrained(model)
+    logging.info("model: %s", pre.describe())
     summaries: dict[str, Any] = {}
     for name in tasks:
+        if name in skipped:
+            continue
         cfg = configs[name]
         runs = []
         for i in range(seeds):
             seed_cfg = copy.deepcopy(cfg)
             seed_cfg.seed = int(cfg.seed) + i
             out = output / name if seeds == 1 else output / name / f"seed_{seed_cfg.seed}"
-            run = trainer.run_task(seed_cfg, get_task(name), pre, out, data_dir)
+            run = trainer.run_task(seed_cfg, make_task(name, cfg), pre, out, data_dir, splits[name])
             if run.get("stopped"):
                 logging.warning(
                     "%s stopped (%s): rerun the command to resume", name, run["stopped"]
@@ -130,8 +174,8 @@ def run_all(
     import jax
 
     if jax.process_index() == 0:
-        results.write_results(output, summaries)
-        print(results.results_markdown(summaries))
+        results.write_results(output, summaries, skipped)
+        print(results.results_markdown(summaries, skipped))
     return 0
 
 
@@ -169,7 +213,15 @@ def main(argv: list[str]) -> int:
         if FLAGS.seeds < 1:
             raise UsageError(f"--seeds must be >= 1, got {FLAGS.seeds}")
         tasks = task_names(FLAGS.task)
-        return run_all(base, tasks, FLAGS.model, Path(FLAGS.output), FLAGS.data_dir, FLAGS.seeds)
+        return run_all(
+            base,
+            tasks,
+            FLAGS.model,
+            Path(FLAGS.output),
+            FLAGS.data_dir,
+            FLAGS.seeds,
+            skip_missing=FLAGS.task == "all",
+        )
     except NonFiniteLossError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -46,7 +46,10 @@ class FinetuneModel(nnx.Module):
             deterministic=deterministic,
             rngs=rngs,
         )
-        return self.head(sequence, pooled, batch, deterministic=deterministic, rngs=rngs)
+        extra = {}
+        if getattr(self.head, "uses_word_embeddings", False):  # TRADE ties its vocabulary to them
+            extra["word_embeddings"] = self.encoder.embeddings.word_embeddings.embedding[...]
+        return self.head(sequence, pooled, batch, deterministic=deterministic, rngs=rngs, **extra)
 
 
 def load_pretrained(path: Any) -> LoadedModel:

@@ -37,6 +37,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 from flax import nnx
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
@@ -325,25 +327,28 @@ def load_encoder(
     override = Path(tokenizer_dir) if tokenizer_dir is not None else None
     fresh: list[str] = []
     found = _workdir_step(path)
-    if found is not None:
-        source = "workdir"
-        config, encoder, tok_dir, step = _from_workdir(*found, dtype, override)
-    elif (path / "config.json").is_file():
-        source, step, tok_dir = "huggingface", None, override or path
-        try:
-            config, encoder, fresh = hf_export.load_hf_encoder(path, dtype=dtype, seed=seed)
-        except (FileNotFoundError, ValueError) as err:
-            raise ModelLoadError(str(err)) from err
-    else:
+    if found is None and not (path / "config.json").is_file():
         raise ModelLoadError(
             f"{path} is neither a pretraining workdir (no checkpoints/) nor a model folder "
             "(no config.json)"
         )
-    tok, ids = load_tokenizer(tok_dir, config.type_vocab_size)
-    if config.arch == "bert" and ids["pad"] != config.pad_token_id:
-        # BERT's position ids do not depend on the pad id; the tokenizer's is the one in use.
-        config = config.replace(pad_token_id=ids["pad"])
-        encoder = _rebuilt(encoder, config)
+    # The weights stay in host memory: the trainer copies them into its sharded train state, so
+    # an accelerator never holds this copy (it serves every task of a run).
+    with jax.default_device(_host_device()):
+        if found is not None:
+            source = "workdir"
+            config, encoder, tok_dir, step = _from_workdir(*found, dtype, override)
+        else:
+            source, step, tok_dir = "huggingface", None, override or path
+            try:
+                config, encoder, fresh = hf_export.load_hf_encoder(path, dtype=dtype, seed=seed)
+            except (FileNotFoundError, ValueError) as err:
+                raise ModelLoadError(str(err)) from err
+        tok, ids = load_tokenizer(tok_dir, config.type_vocab_size)
+        if config.arch == "bert" and ids["pad"] != config.pad_token_id:
+            # BERT's position ids do not depend on the pad id; the tokenizer's is the one in use.
+            config = config.replace(pad_token_id=ids["pad"])
+            encoder = _rebuilt(encoder, config)
     _check_fit(config, tok, ids, tok_dir)
     if fresh:
         logging.warning("%s: not in the checkpoint, freshly initialised: %s", path, fresh)
@@ -360,6 +365,14 @@ def load_encoder(
     )
 
 
+def _host_device() -> jax.Device:
+    """The first CPU device (the default device when JAX runs without a CPU backend)."""
+    try:
+        return jax.local_devices(backend="cpu")[0]
+    except RuntimeError:
+        return jax.local_devices()[0]
+
+
 def add_tokens(loaded: LoadedModel, tokens: list[str] | tuple[str, ...], seed: int = 0):
     """Add ``tokens`` (e.g. RE's ``<subj>``) as special tokens; grow the embedding to fit.
 
@@ -369,9 +382,6 @@ def add_tokens(loaded: LoadedModel, tokens: list[str] | tuple[str, ...], seed: i
     matrix reuse its unused rows. Returns a new `LoadedModel`; the tokenizer is changed in
     place. Deterministic for a given ``seed``.
     """
-    import jax
-    import jax.numpy as jnp
-
     tok = loaded.tokenizer
     tok.add_special_tokens(list(tokens))
     size = tok.get_vocab_size(with_added_tokens=True)
@@ -379,13 +389,14 @@ def add_tokens(loaded: LoadedModel, tokens: list[str] | tuple[str, ...], seed: i
     if size <= config.vocab_size:
         return loaded
     new_config = config.replace(vocab_size=size)
-    encoder = _rebuilt(loaded.encoder, new_config)
-    old_table = loaded.encoder.embeddings.word_embeddings.embedding[...]
-    extra = jax.random.normal(
-        jax.random.key(seed), (size - config.vocab_size, config.hidden_size), jnp.float32
-    ) * jnp.float32(config.initializer_range)
-    table = jnp.concatenate([old_table, extra.astype(old_table.dtype)])
-    encoder.embeddings.word_embeddings.embedding.set_value(table)
+    with jax.default_device(_host_device()):
+        encoder = _rebuilt(loaded.encoder, new_config)
+        old_table = loaded.encoder.embeddings.word_embeddings.embedding[...]
+        extra = jax.random.normal(
+            jax.random.key(seed), (size - config.vocab_size, config.hidden_size), jnp.float32
+        ) * jnp.float32(config.initializer_range)
+        table = jnp.concatenate([old_table, extra.astype(old_table.dtype)])
+        encoder.embeddings.word_embeddings.embedding.set_value(table)
     return dataclasses.replace(loaded, encoder=encoder, config=new_config)
 
 

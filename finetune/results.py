@@ -3,9 +3,10 @@
 `summarize_seeds` turns the ``metrics.json`` of each seed of one task into one summary (mean and
 sample standard deviation of every metric, ddof=1 as is usual for a handful of seeds; 0 for one
 seed). `write_results` writes ``results.json`` and ``results.md`` with the columns in the order
-of the KLUE paper's tables (``../shared/docs/klue-paper-results.md``; DP and DST are not
-fine-tuned here, so their columns are left out). A task trained on a split of dev (no train
-split on hand) is marked with ``*`` and its note, as it is not comparable to the paper.
+of the KLUE paper's tables (``../shared/docs/klue-paper-results.md``; DP and DST report the
+baseline's numbers under the paper's names, see ``docs/finetune_metrics.md``). A task trained
+on a split of dev (no train split on hand) or on a subset (smoke runs) is marked with ``*`` and
+its note, as it is not comparable to the paper.
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ PAPER_COLUMNS = (
     ("NER F1^C", "ner", "ner_char_f1"),
     ("RE F1^mic", "re", "re_micro_f1"),
     ("RE AUC", "re", "re_auprc"),
+    ("DP UAS", "dp", "dp_uas_macro_f1"),
+    ("DP LAS", "dp", "dp_las_macro_f1"),
     ("MRC EM", "mrc", "mrc_exact_match"),
     ("MRC ROUGE", "mrc", "mrc_rouge_w"),
+    ("DST JGA", "wos", "wos_joint_goal_accuracy"),
+    ("DST F1^S", "wos", "wos_slot_f1"),
 )
 
 
@@ -74,12 +79,18 @@ def _cell(summary: Mapping[str, Any] | None, metric: str) -> str:
     return f"{mean:.2f}{mark}"
 
 
-def results_markdown(summaries: Mapping[str, Mapping[str, Any]], title: str = "") -> str:
-    """The paper-ordered table (one row) with notes for non-comparable tasks."""
-    columns = [c for c in PAPER_COLUMNS if c[1] in summaries] or list(PAPER_COLUMNS)
+def results_markdown(
+    summaries: Mapping[str, Mapping[str, Any]],
+    skipped: Mapping[str, str] | None = None,
+    title: str = "",
+) -> str:
+    """The paper-ordered table (one row) with notes for non-comparable and skipped tasks."""
+    skipped = dict(skipped or {})
+    shown = set(summaries) | set(skipped)
+    columns = [c for c in PAPER_COLUMNS if c[1] in shown] or list(PAPER_COLUMNS)
     head = "| Model | " + " | ".join(c[0] for c in columns) + " |"
     sep = "|---|" + "---|" * len(columns)
-    model = title or next(iter(summaries.values()))["model"] if summaries else title
+    model = title or (next(iter(summaries.values()))["model"] if summaries else "")
     row = f"| {model} | " + " | ".join(_cell(summaries.get(t), m) for _, t, m in columns) + " |"
     lines = [head, sep, row, ""]
     seeds = {len(s["seeds"]) for s in summaries.values()}
@@ -88,17 +99,25 @@ def results_markdown(summaries: Mapping[str, Mapping[str, Any]], title: str = ""
     for task, s in summaries.items():
         if not s["comparable_to_paper"]:
             lines.append(f"\\* {task}: {s['note']}")
+    for task, why in skipped.items():
+        lines.append(f"- {task}: not run ({why})")
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_results(output: Path, summaries: Mapping[str, Mapping[str, Any]]) -> None:
-    """``results.json`` (every summary) and ``results.md`` (the paper-ordered table)."""
+def write_results(
+    output: Path,
+    summaries: Mapping[str, Mapping[str, Any]],
+    skipped: Mapping[str, str] | None = None,
+) -> None:
+    """``results.json`` (every summary, skipped tasks with the reason) and ``results.md``."""
     from pretrain.checkpointing import write_json
 
     columns = [{"column": c, "task": t, "metric": m} for c, t, m in PAPER_COLUMNS]
-    write_json(output / "results.json", {"columns": columns, "tasks": dict(summaries)})
+    data = {"columns": columns, "tasks": dict(summaries), "skipped": dict(skipped or {})}
+    output.mkdir(parents=True, exist_ok=True)
+    write_json(output / "results.json", data)
     tmp = output / "results.md.tmp"
-    tmp.write_text(results_markdown(summaries), encoding="utf-8")
+    tmp.write_text(results_markdown(summaries, skipped), encoding="utf-8")
     tmp.replace(output / "results.md")
 
 

@@ -31,6 +31,7 @@ Output folder (one task, one seed): ``best/``, ``checkpoints/`` (removed when do
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -282,9 +283,10 @@ class _Throughput:
         if self.bar is not None:
             self.bar.update(1)
 
-    def rate(self) -> float:
+    def rate(self) -> float | None:
+        """Examples/s since the last call (None when no example was counted)."""
         now = time.perf_counter()
-        rate = self.examples / max(now - self.t, 1e-9)
+        rate = self.examples / max(now - self.t, 1e-9) if self.examples else None
         self.t, self.examples = now, 0.0
         return rate
 
@@ -301,21 +303,158 @@ class _Throughput:
 
 
 # ---------------------------------------------------------------------------------------------
+# Compiled programs
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """What is compiled for one (task, model shape, optimiser, mesh, feature columns).
+
+    ``init_params(loaded, seed)``: the model's parameters, the encoder's from ``loaded`` and the
+    head's freshly drawn from ``seed``; ``init_state(params, seed)``: a `TrainState` at step 0
+    in its shardings; ``train_step(state, batch)`` and ``eval_step(params, batch)`` jitted.
+    Built once per process for each key (`build_program`), so several seeds, a resumed run or
+    a second task of the same shape compile nothing again.
+    """
+
+    model_def: ModelDef
+    tx: optax.GradientTransformation
+    abstract_state: Any
+    shardings: Any
+    init_params: Callable
+    init_state: Callable
+    train_step: Callable
+    eval_step: Callable
+
+
+def build_program(
+    task: Task,
+    loaded: modeling.LoadedModel,
+    opt_cfg: Mapping[str, Any],
+    mesh,
+    fsdp_min_size: int,
+    train_keys: tuple[str, ...],
+    eval_keys: tuple[str, ...],
+) -> Program:
+    """The (cached) `Program`; the cache key holds only hashable descriptions of its inputs."""
+    add_pooler = loaded.encoder.pooler is not None
+    key = (
+        type(task),
+        task.name,
+        loaded.config,
+        add_pooler,
+        tuple(sorted(opt_cfg.items())),
+        mesh,
+        fsdp_min_size,
+        train_keys,
+        eval_keys,
+    )
+    if key not in _PROGRAMS:
+        if len(_PROGRAMS) >= _MAX_PROGRAMS:
+            _PROGRAMS.pop(next(iter(_PROGRAMS)))
+        _PROGRAMS[key] = _build_program(
+            task,
+            loaded.config,
+            add_pooler,
+            dict(opt_cfg),
+            mesh,
+            fsdp_min_size,
+            train_keys,
+            eval_keys,
+        )
+    return _PROGRAMS[key]
+
+
+_PROGRAMS: dict[tuple, Program] = {}
+_MAX_PROGRAMS = 8
+
+
+def _build_program(
+    task, config, add_pooler, opt_cfg, mesh, fsdp_min_size, train_keys, eval_keys
+) -> Program:
+
+    def fresh(seed):
+        # Keys, not ints: the same streams as nnx.Rngs(params=seed, dropout=seed + 1), traceable.
+        rngs = nnx.Rngs(params=jax.random.key(seed), dropout=jax.random.key(seed + 1))
+        return modeling.FinetuneModel(config, task, add_pooler=add_pooler, rngs=rngs)
+
+    graphdef, abstract_params, rest = nnx.split(nnx.eval_shape(lambda: fresh(0)), nnx.Param, ...)
+    model_def = ModelDef(graphdef, rest)
+    tx = pretrain_train.make_optimizer(opt_cfg, abstract_params)
+    schedule = pretrain_train.make_schedule(opt_cfg)
+
+    def init(params, seed):
+        return TrainState(
+            step=jnp.zeros((), jnp.int32),
+            params=params,
+            opt_state=tx.init(params),
+            rng=jax.random.key_data(jax.random.key(seed + 2)),
+        )
+
+    abstract_state = jax.eval_shape(init, abstract_params, 0)
+    shardings = sharding.state_shardings(abstract_state, mesh, fsdp_min_size)
+    # One compiled initialiser instead of one small program per parameter shape.
+    jit_fresh = jax.jit(lambda seed: nnx.state(fresh(seed), nnx.Param))
+
+    def init_params(loaded: modeling.LoadedModel, seed: int) -> Any:
+        model = pretrain_train.merge_model(model_def, jit_fresh(seed))
+        want = {p: x.shape for p, x in nnx.to_flat_state(nnx.state(model.encoder, nnx.Param))}
+        got = {p: x.shape for p, x in nnx.to_flat_state(loaded.params)}
+        if want != got:
+            diff = sorted(set(want.items()) ^ set(got.items()), key=str)[:6]
+            raise modeling.ModelLoadError(f"{loaded.path}: encoder parameters differ: {diff}")
+        nnx.update(model.encoder, loaded.params)
+        return nnx.state(model, nnx.Param)
+
+    batch = sharding.batch_sharding(mesh)
+    p_train = jax.jit(
+        partial(train_step, model_def=model_def, tx=tx, schedule=schedule, task=task),
+        in_shardings=(shardings, dict.fromkeys((*train_keys, "weight"), batch)),
+        out_shardings=(shardings, sharding.replicated(mesh)),
+        donate_argnums=0,
+    )
+    p_eval = jax.jit(
+        partial(eval_step, model_def=model_def),
+        in_shardings=(shardings.params, dict.fromkeys((*eval_keys, "weight"), batch)),
+        out_shardings=sharding.replicated(mesh),
+    )
+    return Program(
+        model_def=model_def,
+        tx=tx,
+        abstract_state=abstract_state,
+        shardings=shardings,
+        init_params=init_params,
+        init_state=jax.jit(init, in_shardings=(shardings.params, None), out_shardings=shardings),
+        train_step=p_train,
+        eval_step=p_eval,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # The loop
 
 
 def prepare_data(
-    task: Task, cfg: Mapping[str, Any], pre: modeling.LoadedModel, data_dir: str | None
+    task: Task,
+    cfg: Mapping[str, Any],
+    pre: modeling.LoadedModel,
+    data_dir: str | None,
+    splits: Splits | None = None,
 ) -> tuple[Splits, Features, Features]:
     """The task's splits (limited for smoke runs) encoded with the model's tokenizer."""
-    splits = task.load_splits(data_dir, float(cfg["dev_fraction"]))
+    if splits is None:
+        splits = task.load_splits(data_dir, float(cfg["dev_fraction"]))
     train, dev = splits.train, splits.dev
-    if int(cfg["max_train_examples"]) > 0:
+    notes = [splits.note] if splits.note else []
+    if 0 < int(cfg["max_train_examples"]) < len(train):
         train = train[: int(cfg["max_train_examples"])]
-    if int(cfg["max_eval_examples"]) > 0:
+        notes.append(f"smoke run: trained on the first {len(train)} train examples only")
+    if 0 < int(cfg["max_eval_examples"]) < len(dev):
         dev = dev[: int(cfg["max_eval_examples"])]
+        notes.append(f"smoke run: scored on the first {len(dev)} dev examples only")
+    comparable = splits.comparable and len(notes) == (1 if splits.note else 0)
     splits = Splits(
-        train, dev, splits.comparable, splits.note, splits.train_source, splits.dev_source
+        train, dev, comparable, "; ".join(notes), splits.train_source, splits.dev_source
     )
     ctx = EncodeContext(
         tokenizer=pre.tokenizer,
@@ -341,14 +480,15 @@ def run_task(
     pre: modeling.LoadedModel,
     output_dir: str | Path,
     data_dir: str | None = None,
+    splits: Splits | None = None,
 ) -> dict[str, Any]:
     """Fine-tunes ``task`` with ``cfg`` (one seed); returns the contents of ``metrics.json``.
 
     Skips the run when ``manifest.json`` says the same run finished; resumes from
-    ``checkpoints/`` when a previous attempt was killed.
+    ``checkpoints/`` when a previous attempt was killed. ``splits`` (from
+    ``task.load_splits``) saves reading the data again when the caller already has it.
     """
     out = Path(output_dir).absolute()
-    out.mkdir(parents=True, exist_ok=True)
     is_main = jax.process_index() == 0
     cfg_json = _cfg_json(cfg)
     run_id = config_hash(cfg_json, str(pre.path))
@@ -360,51 +500,30 @@ def run_task(
     seed = int(cfg["seed"])
     pre = modeling.with_tokens(pre, tuple(task.extra_tokens), seed)
     pre = modeling.with_dtype(pre, str(cfg["dtype"]))
-    splits, train_f, dev_f = prepare_data(task, cfg, pre, data_dir)
+    splits, train_f, dev_f = prepare_data(task, cfg, pre, data_dir, splits)
+    out.mkdir(parents=True, exist_ok=True)
     steps = plan_steps(cfg, len(train_f))
     mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
     batch_size, eval_batch = int(cfg["global_batch_size"]), int(cfg["eval_batch_size"])
     sharding.check_batch_size(batch_size, mesh)
     sharding.check_batch_size(eval_batch, mesh)
 
-    model = modeling.build_model(pre, task, seed)
-    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-    abstract_rest = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), rest)
-    model_def = ModelDef(graphdef, abstract_rest)
     opt_cfg = optimizer_config(cfg, steps)
-    tx = pretrain_train.make_optimizer(opt_cfg, params)
-    schedule = pretrain_train.make_schedule(opt_cfg)
-
-    def init(p):
-        return TrainState(
-            step=jnp.zeros((), jnp.int32),
-            params=p,
-            opt_state=tx.init(p),
-            rng=jax.random.key_data(jax.random.key(seed + 2)),
-        )
-
-    abstract_state = jax.eval_shape(init, params)
-    shardings = sharding.state_shardings(abstract_state, mesh, int(cfg["mesh"]["fsdp_min_size"]))
-    batch_keys = [*train_f.arrays, "weight"]
-    batch_sh = dict.fromkeys(batch_keys, sharding.batch_sharding(mesh))
-    eval_sh = dict.fromkeys([*dev_f.arrays, "weight"], sharding.batch_sharding(mesh))
-    rep = sharding.replicated(mesh)
-    p_train = jax.jit(
-        partial(train_step, model_def=model_def, tx=tx, schedule=schedule, task=task),
-        in_shardings=(shardings, batch_sh),
-        out_shardings=(shardings, rep),
-        donate_argnums=0,
+    program = build_program(
+        task,
+        pre,
+        opt_cfg,
+        mesh,
+        int(cfg["mesh"]["fsdp_min_size"]),
+        tuple(train_f.arrays),
+        tuple(dev_f.arrays),
     )
-    p_eval = jax.jit(
-        partial(eval_step, model_def=model_def),
-        in_shardings=(shardings.params, eval_sh),
-        out_shardings=rep,
-    )
+    shardings, p_train, p_eval = program.shardings, program.train_step, program.eval_step
 
     resume = checkpointing.Checkpointer(
         out / checkpointing.CHECKPOINT_SUBDIR, max_to_keep=1, async_save=False
     )
-    target = pretrain_train.abstract_with_shardings(abstract_state, shardings)
+    target = pretrain_train.abstract_with_shardings(program.abstract_state, shardings)
     latest = resume.latest_step()
     history: list[dict[str, Any]] = []
     best: dict[str, Any] = {"value": None, "step": None, "scores": None}
@@ -414,9 +533,8 @@ def run_task(
         history, best = meta["history"], meta["best"]
         logging.info("%s: resumed from %s step %d", task.name, resume.directory, latest)
     else:
-        state = jax.jit(init, in_shardings=(shardings.params,), out_shardings=shardings)(params)
+        state = program.init_state(program.init_params(pre, seed), seed)
     start = int(jax.device_get(state.step))
-    del model, params
 
     info = {
         "task": task.name,
@@ -450,6 +568,7 @@ def run_task(
         f"; {splits.note}" if splits.note else "",
     )
 
+    metric_key = str(cfg.get("metric_key") or "") or task.metric_key
     eval_every = int(cfg["eval_every_steps"]) or steps["steps_per_epoch"]
     ckpt_every = int(cfg["checkpoint_every_steps"])
     log_every = int(cfg["log_every_steps"])
@@ -472,7 +591,9 @@ def run_task(
                 meter.rate()  # the first step includes compilation: not a throughput figure
             if done_steps % log_every == 0 or done_steps == steps["run_steps"]:
                 shown = {k: host_m[k] for k in ("loss", "grad_norm", "learning_rate")}
-                shown["examples_per_s"] = meter.rate()
+                rate = meter.rate()
+                if rate is not None:
+                    shown["examples_per_s"] = rate
                 shown["epoch"] = done_steps / steps["steps_per_epoch"]
                 log.write(done_steps, {f"train/{k}": v for k, v in shown.items()})
                 meter.show(done_steps, shown)
@@ -481,7 +602,12 @@ def run_task(
                 scores, preds = _evaluate(
                     task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh
                 )
-                value = scores[task.metric_key]
+                if metric_key not in scores:
+                    raise ValueError(
+                        f"--config.metric_key={metric_key!r} is not a {task.name} metric "
+                        f"(one of {', '.join(scores)})"
+                    )
+                value = scores[metric_key]
                 history.append({"step": done_steps, **scores})
                 log.write(done_steps, {f"dev/{k}": v for k, v in scores.items()})
                 logging.info(
@@ -518,7 +644,7 @@ def run_task(
 
     result = {
         **{k: v for k, v in info.items() if k != "config"},
-        "metric_key": task.metric_key,
+        "metric_key": metric_key,
         "best_step": best["step"],
         "scores": best["scores"],
         "history": history,

@@ -67,9 +67,7 @@ def _config(task: str):
 @pytest.mark.parametrize("task_name", ["re", "ner", "mrc"])
 def test_task_trains_and_its_predictions_score(task_name, klue_dir, tiny_model, tmp_path, capsys):
     cfg = _config(task_name)
-    task = get_task(task_name)
-    if hasattr(task, "configure"):
-        task.configure(cfg)
+    task = get_task(task_name, **cfg.get("task_options", {}))
     out = tmp_path / task_name
     result = trainer.run_task(cfg, task, modeling.load_pretrained(tiny_model), out, str(klue_dir))
     assert not result.get("stopped")

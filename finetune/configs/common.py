@@ -39,6 +39,7 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     c.adam_eps = 1e-8
     c.max_seq_length = 128
     c.dtype = "float32"  # compute dtype of matrix products: "float32" or "bfloat16"
+    c.metric_key = ""  # the dev metric that selects the best checkpoint; "": the task's own
 
     # Data.
     c.dev_fraction = 0.2  # share of dev held out for evaluation when a task has no train split

@@ -267,9 +267,11 @@ TASK_MODULES = {
     "re": "finetune.tasks.re",
     "ner": "finetune.tasks.ner",
     "mrc": "finetune.tasks.mrc",
+    "dp": "finetune.tasks.dp",
+    "wos": "finetune.tasks.wos",
 }
 #: The order of ``--task all`` and of the results table (the paper's column order).
-ALL_TASKS = ("ynat", "sts", "nli", "ner", "re", "mrc")
+ALL_TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
 
 
 def register(name: str) -> Callable[[Callable[[], Task]], Callable[[], Task]]:
@@ -282,15 +284,22 @@ def register(name: str) -> Callable[[Callable[[], Task]], Callable[[], Task]]:
     return deco
 
 
-def get_task(name: str) -> Task:
-    """A new instance of the task called ``name`` (imports its module on first use)."""
+def get_task(name: str, **options: Any) -> Task:
+    """A new instance of the task called ``name`` (imports its module on first use).
+
+    ``options`` go to the task's constructor (a config's ``task_options``, e.g. DP's parser
+    sizes); a task that takes none rejects any with a TypeError naming them.
+    """
     if name not in _REGISTRY and name in TASK_MODULES:
         import importlib
 
         importlib.import_module(TASK_MODULES[name])
     if name not in _REGISTRY:
         raise KeyError(f"unknown task {name!r}; one of {', '.join(ALL_TASKS)}")
-    task = _REGISTRY[name]()
+    try:
+        task = _REGISTRY[name](**options)
+    except TypeError as e:
+        raise TypeError(f"task {name!r} does not take the options {sorted(options)}: {e}") from e
     if not isinstance(task, Task):
         raise TypeError(f"task {name!r} does not implement finetune.tasks.base.Task")
     return task

@@ -208,6 +208,7 @@ class Mrc(KlueTask):
 
     def __init__(
         self,
+        *,
         doc_stride: int = 128,
         max_query_length: int = 64,
         n_best_size: int = 20,
@@ -221,22 +222,6 @@ class Mrc(KlueTask):
         self.null_threshold = null_threshold
         #: Training questions whose gold answer is not where its offset says (left untrained).
         self.skipped: list[str] = []
-
-    #: The config fields (``finetune/configs/mrc.py``) `configure` reads.
-    OPTIONS = (
-        "doc_stride",
-        "max_query_length",
-        "n_best_size",
-        "max_answer_length",
-        "null_threshold",
-    )
-
-    def configure(self, cfg: Mapping[str, Any]) -> None:
-        """Takes `OPTIONS` from a run config (the fields it has; the others keep their value)."""
-        for name in self.OPTIONS:
-            if name in cfg:
-                kind = type(getattr(self, name))
-                setattr(self, name, kind(cfg[name]))
 
     def limits(self, max_seq_length: int) -> tuple[int, int]:
         """``(max_query_length, doc_stride)`` that fit `max_seq_length`.
