@@ -53,6 +53,30 @@ def _mecab():
     return _MECAB
 
 
+_LATTICE = None
+
+
+def _morphs(text: str) -> list[str]:
+    """Mecab surfaces, as ``mecab.MeCab().morphs`` gives them, about twice as fast.
+
+    ``MeCab.morphs`` builds a ``Morpheme`` with a parsed feature tuple per
+    token and keeps only the surface; here one reused lattice is parsed and the
+    surfaces are cut from its text output (``surface\\tfeature`` lines, then
+    ``EOS``). Tested equal to ``morphs`` on real text (tests/test_corpus_bm25.py).
+    """
+    global _LATTICE
+    if _LATTICE is None:
+        import _mecab as mecab_ext
+
+        _LATTICE = mecab_ext.Lattice()
+        _LATTICE.add_request_type(mecab_ext.MECAB_ALLOCATE_SENTENCE)
+    lattice = _LATTICE
+    lattice.set_sentence(text.replace("\n", " "))
+    if not _mecab()._tagger.parse(lattice):
+        return _mecab().morphs(text)
+    return [line.split("\t", 1)[0] for line in lattice.to_string().split("\n")[:-2]]
+
+
 def tokenize(text: str, kind: str = "morph") -> list[str]:
     """Splits `text` into BM25 tokens.
 
@@ -64,7 +88,7 @@ def tokenize(text: str, kind: str = "morph") -> list[str]:
       everything, but many more tokens per sentence (slower, denser index).
     """
     if kind == "morph":
-        return _mecab().morphs(text)
+        return _morphs(text)
     if kind == "eojeol":
         return text.split()
     if kind == "char2":

@@ -1,31 +1,38 @@
-"""Calibrate the dedup threshold (and choose tokens and normalisation) on labelled KLUE text.
+"""Calibrate the decontamination decision (`corpus.matching`) on labelled real text.
 
     python -m corpus.calibrate --benchmark-dir ../shared/data/klue \\
-        --corpus ../shared/data/corpus --output calib/ [--seed 0] [--n 1000]
+        --corpus ../shared/data/corpus --output calib/ [--seed 0]
 
-Labelled set, built from the real files:
+Labelled set, built from the real KLUE files and real corpus text (nothing
+generated from scratch):
 
-- positives: benchmark sentences (sampled from the index) as the corpus might
-  hold them: an exact copy, or one light edit: spacing changed, punctuation
-  changed, one particle swapped (은/는, 이/가, 을/를, 에/에서 ...), the end
-  truncated (last ~20% of characters cut), or a clause added (a piece of
-  another corpus sentence appended);
-- negatives: real corpus sentences (from ``--corpus``) that share at least two
-  distinct uncommon tokens (document frequency below 1/128) with some
-  benchmark sentence (so the filter is tested on look-alikes, not on random
-  text) and are not themselves an exact benchmark sentence.
+- ``edited`` positives: benchmark sentences as the corpus might hold them: an
+  exact copy, or one light edit (spacing, punctuation, one particle swapped,
+  the last ~20% cut, a clause of another corpus sentence appended);
+- ``quoted`` positives: a benchmark sentence verbatim inside a longer real
+  sentence, about twice its length (text of corpus sentences around it, half
+  of them as a quotation ``… "S"라고 …``);
+- ``lookalike`` negatives: corpus sentences sharing at least two uncommon
+  morphemes with some benchmark sentence;
+- ``random`` negatives: corpus sentences drawn per length bucket from every
+  source given (short NSMC reviews and comments included), so every bucket of
+  ``BUCKETS`` has its own false-positive rate.
 
-Both are split in two halves by a seeded shuffle: the threshold is chosen on
-the *tune* half (the highest threshold whose tune recall is >= 0.99, a margin
-over the 0.98 target) and precision/recall/removal rate are reported on the
-*held-out* half. Tokenisers and normalisations are compared by recall at a
-1% false-positive rate on the tune half. Everything goes to
-``OUTPUT/calibration.json`` and a markdown table to stdout.
+No negative equals a benchmark sentence after normalisation (those are real
+copies). Every item goes to the *calibration* or the *held-out* half by a
+seeded draw. The thresholds are chosen on the calibration half: among the
+grid, the configuration with the highest recall (edited + quoted) whose
+unrelated-removal rate is at most ``--max-fp`` in every length bucket;
+then recall per kind and per bucket and the removal rate per bucket are
+reported on the held-out half, which played no part in the choice. Output:
+``OUTPUT/calibration.json`` (with the held-out removals, for reading) and
+markdown tables on stdout.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -34,27 +41,33 @@ import time
 
 import numpy as np
 
-from corpus.bm25 import NORMALISATIONS, BM25Index, tokenize
-from corpus.dedup import DEFAULT_THRESHOLD, benchmark_sentences
-from corpus.normalize import dedup_key, normalize_document
-from corpus.readers import expand_inputs, iter_records
+from corpus.bm25 import tokenize
+from corpus.matching import MatchConfig, Matcher, match_key
+from corpus.normalize import normalize_document
 from corpus.sentences import split_sentences
 
 EDITS = ("exact", "spacing", "punctuation", "particle", "truncate", "add_clause")
+#: Length buckets (normalised characters, `match_key`) reported separately.
+BUCKETS = ((0, 10), (10, 20), (20, 40), (40, 80), (80, 10**9))
 _PARTICLES = [
-    ("은", "는"),
-    ("는", "은"),
-    ("이", "가"),
-    ("가", "이"),
-    ("을", "를"),
-    ("를", "을"),
-    ("에서", "에"),
-    ("에", "에서"),
-    ("와", "과"),
-    ("과", "와"),
-    ("으로", "로"),
-    ("도", "만"),
-]
+    ("은", "는"), ("는", "은"), ("이", "가"), ("가", "이"), ("을", "를"), ("를", "을"),
+    ("에서", "에"), ("에", "에서"), ("와", "과"), ("과", "와"), ("으로", "로"), ("도", "만"),
+]  # fmt: skip
+GRID = {
+    "threshold": [0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.65, 0.7, 0.75],
+    "short_chars": [6, 8, 10, 12, 15, 20],
+    "near_exact_edits": [0, 1],
+    "containment": [0.8, 0.85, 0.9, 0.95, 0.99],
+    "containment_chars": [10, 15, 20, 30],
+}
+#: Corpus sources and the reader options they need (under --corpus).
+SOURCES = {
+    "kowiki": ("kowiki/AA", {}),
+    "petitions": ("petitions", {}),
+    "nsmc": ("nsmc/raw_sample.jsonl", {"text_field": "review"}),
+    "comments": ("korean-hate-speech/unlabeled", {}),
+    "chatbot": ("chatbot-data/ChatbotData.csv", {"fmt": "csv", "column": "Q"}),
+}
 
 
 def edit(sentence: str, kind: str, rng: random.Random, other: str) -> str:
@@ -102,82 +115,156 @@ def edit(sentence: str, kind: str, rng: random.Random, other: str) -> str:
     raise ValueError(kind)
 
 
-def corpus_sentences(paths: list[str], limit_per_file: int, seed: int) -> list[str]:
-    """Up to `limit_per_file` distinct sentences from each input file (a seeded sample)."""
+def quote(sentence: str, rng: random.Random, pool: list[str]) -> str:
+    """`sentence` verbatim inside real corpus text about as long as itself."""
+    words = [w for s in rng.sample(pool, 6) for w in s.split(" ")]
+    need = len(sentence)
+    before, after = [], []
+    while words and len(" ".join(before)) < need // 2:
+        before.append(words.pop())
+    while words and len(" ".join(after)) < need - need // 2:
+        after.append(words.pop())
+    head, tail = " ".join(before), " ".join(after)
+    if rng.random() < 0.5:
+        return f'{head} "{sentence.rstrip(".")}"라고 {tail}'
+    return f"{head} {sentence} {tail}"
+
+
+def corpus_sentences(root: str, per_source: int, seed: int) -> dict[str, list[str]]:
+    """Up to `per_source` distinct sentences from each source under `root` (seeded)."""
+    from corpus.readers import expand_inputs, iter_records
+
     rng = random.Random(seed)
-    out: list[str] = []
-    for path in expand_inputs(paths):
-        sents = []
-        for rec in iter_records(path, on_error="skip"):
-            sents.extend(split_sentences(normalize_document(rec.text)))
-            if len(sents) > 20 * limit_per_file:
+    out: dict[str, list[str]] = {}
+    for name, (rel, opts) in SOURCES.items():
+        path = os.path.join(root, rel)
+        if not os.path.exists(path):
+            continue
+        sents: list[str] = []
+        for f in expand_inputs([path]):
+            for rec in iter_records(f, on_error="skip", **opts):
+                sents.extend(split_sentences(normalize_document(rec.text)))
+            if len(sents) > 30 * per_source:
                 break
+        sents = sorted(set(sents))
         rng.shuffle(sents)
-        out.extend(sents[:limit_per_file])
+        out[name] = sents[: 30 * per_source]
     return out
 
 
-def build_set(index_sents, index, corpus, n, seed, tokenizer):
-    """(texts, labels, edit kinds, benchmark doc index or -1)."""
-    rng = random.Random(seed)
-    bench_keys = {dedup_key(s) for s in index_sents}
-    pos_docs = rng.sample(range(len(index_sents)), n)
-    texts, labels, kinds, docs = [], [], [], []
-    for i, d in enumerate(pos_docs):
+def bucket_of(n: int) -> str:
+    for lo, hi in BUCKETS:
+        if lo <= n < hi:
+            return f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+"
+    raise ValueError(n)
+
+
+def build_set(sents: list[str], matcher: Matcher, corpus: dict[str, list[str]], args) -> list[dict]:
+    """The labelled items: text, label (1 copy / 0 unrelated), kind, benchmark doc, source."""
+    rng = random.Random(args.seed)
+    bench_keys = set(matcher.exact)
+    pool = [s for ss in corpus.values() for s in ss if len(s) > 20]
+    items: list[dict] = []
+    for i, d in enumerate(rng.sample(range(len(sents)), args.edited)):
         kind = EDITS[i % len(EDITS)]
-        texts.append(edit(index_sents[d], kind, rng, rng.choice(corpus)))
-        labels.append(1)
-        kinds.append(kind)
-        docs.append(d)
-    # Negatives: corpus sentences sharing >= 2 distinct tokens with one benchmark sentence.
-    pool = [s for s in corpus if dedup_key(s) not in bench_keys and len(s) >= 10]
-    rng.shuffle(pool)
-    negs = []
-    index._split_common()
-    rare = (index._rare_weights > 0).astype(np.float64)
-    for s in pool:
-        q = index.query_matrix([tokenize(s, tokenizer)])[0]
+        text = edit(sents[d], kind, rng, rng.choice(pool))
+        items.append({"text": text, "label": 1, "kind": "edited", "edit": kind, "doc": d})
+    long_enough = [d for d in range(len(sents)) if len(match_key(sents[d])) >= 5]
+    for d in rng.sample(long_enough, args.quoted):
+        items.append({"text": quote(sents[d], rng, pool), "label": 1, "kind": "quoted", "doc": d})
+    # look-alikes: share >= 2 distinct uncommon morphemes with one benchmark sentence
+    idx = matcher.index
+    idx._split_common()
+    rare = (idx._rare_weights > 0).astype(np.float64)
+    cands = [s for ss in corpus.values() for s in ss]
+    rng.shuffle(cands)
+    n = 0
+    for s in cands:
+        if n >= args.lookalike:
+            break
+        if match_key(s) in bench_keys or len(s) < 10:
+            continue
+        q = idx.query_matrix([tokenize(s)])[0]
         shared = (q > 0).astype(np.float64) @ rare
         if shared.nnz and shared.max() >= 2:
-            negs.append(s)
-        if len(negs) >= n:
-            break
-    for s in negs:
-        texts.append(s)
-        labels.append(0)
-        kinds.append("negative")
-        docs.append(-1)
-    return texts, np.asarray(labels), kinds, np.asarray(docs)
+            items.append({"text": s, "label": 0, "kind": "lookalike", "doc": -1})
+            n += 1
+    # random negatives per length bucket, from every source in turn
+    for lo, hi in BUCKETS:
+        got = 0
+        streams = {k: iter(v) for k, v in corpus.items()}
+        while got < args.per_bucket and streams:
+            for name in list(streams):
+                s = next(streams[name], None)
+                if s is None:
+                    del streams[name]
+                    continue
+                key = match_key(s)
+                if lo <= len(key) < hi and key not in bench_keys and key:
+                    items.append(
+                        {"text": s, "label": 0, "kind": "random", "doc": -1, "source": name}
+                    )
+                    got += 1
+                    if got >= args.per_bucket:
+                        break
+    split = np.random.default_rng(args.seed).random(len(items)) < 0.5
+    for it, cal in zip(items, split, strict=True):
+        it["half"] = "calibration" if cal else "held_out"
+        it["bucket"] = bucket_of(len(match_key(it["text"])))
+    return items
 
 
-def metrics(scores: np.ndarray, labels: np.ndarray, thr: float) -> dict:
-    pred = scores >= thr
-    tp = int((pred & (labels == 1)).sum())
-    fp = int((pred & (labels == 0)).sum())
-    pos = int((labels == 1).sum())
-    neg = int((labels == 0).sum())
-    return {
-        "threshold": round(thr, 4),
-        "recall": tp / pos if pos else 0.0,
-        "precision": tp / (tp + fp) if tp + fp else 1.0,
-        "false_positive_rate": fp / neg if neg else 0.0,
-        "positives": pos,
-        "negatives": neg,
+def evaluate(items: list[dict], removed: np.ndarray, mask: np.ndarray) -> dict:
+    """Recall per positive kind (and per edit and bucket), removal rate of negatives per bucket."""
+    kind = np.array([it["kind"] for it in items])
+    label = np.array([it["label"] for it in items])
+    bucket = np.array([it["bucket"] for it in items])
+    out: dict = {"recall": {}, "recall_by_bucket": {}, "unrelated_removed": {}, "counts": {}}
+    for k in ("edited", "quoted"):
+        m = mask & (kind == k)
+        out["recall"][k] = float(removed[m].mean()) if m.any() else None
+        out["counts"][k] = int(m.sum())
+        out["recall_by_bucket"][k] = {
+            b: [int(removed[m & (bucket == b)].sum()), int((m & (bucket == b)).sum())]
+            for b in map(lambda x: bucket_of(x[0]), BUCKETS)
+            if (m & (bucket == b)).any()
+        }
+    edits = np.array([it.get("edit", "") for it in items])
+    out["recall_by_edit"] = {
+        e: float(removed[mask & (edits == e)].mean()) for e in EDITS if (mask & (edits == e)).any()
     }
+    neg = mask & (label == 0)
+    for b in map(lambda x: bucket_of(x[0]), BUCKETS):
+        m = neg & (bucket == b)
+        out["unrelated_removed"][b] = [int(removed[m].sum()), int(m.sum())]
+    m = neg & (kind == "lookalike")
+    out["lookalikes_removed"] = [int(removed[m].sum()), int(m.sum())]
+    return out
 
 
-def choose_threshold(scores: np.ndarray, labels: np.ndarray, recall: float = 0.99) -> float:
-    """The highest threshold whose recall on (scores, labels) is at least `recall`."""
-    pos = np.sort(scores[labels == 1])
-    k = int(np.floor((1 - recall) * len(pos)))
-    return float(pos[k]) if len(pos) else 1.0
-
-
-def recall_at_fpr(scores, labels, fpr=0.01) -> tuple[float, float]:
-    neg = np.sort(scores[labels == 0])[::-1]
-    k = int(np.floor(fpr * len(neg)))
-    thr = float(np.nextafter(neg[k], np.inf)) if len(neg) else 0.0
-    return float((scores[labels == 1] >= thr).mean()), thr
+def choose(matcher, feats, contain, items, mask, max_fp) -> tuple[MatchConfig, dict]:
+    """The grid configuration with the best calibration recall under the per-bucket FP cap."""
+    label = np.array([it["label"] for it in items])
+    kind = np.array([it["kind"] for it in items])
+    bucket = np.array([it["bucket"] for it in items])
+    neg_b = [mask & (label == 0) & (bucket == bucket_of(lo)) for lo, _ in BUCKETS]
+    pos_e, pos_q = mask & (kind == "edited"), mask & (kind == "quoted")
+    best, best_key = None, None
+    for values in itertools.product(*GRID.values()):
+        cfg = MatchConfig(**dict(zip(GRID, values, strict=True)))
+        f = dict(feats)
+        f["contain_doc"], f["contain"] = contain[cfg.containment_chars]
+        removed = matcher.decide(f, cfg).doc >= 0
+        fps = [removed[m].sum() / max(m.sum(), 1) for m in neg_b]
+        if max(fps) > max_fp:
+            continue
+        rec_e, rec_q = removed[pos_e].mean(), removed[pos_q].mean()
+        key = (round(min(rec_e / 0.98, 1.0) + min(rec_q / 0.9, 1.0), 6), rec_e + rec_q, -sum(fps))
+        if best_key is None or key > best_key:
+            best, best_key = cfg, key
+    if best is None:
+        raise SystemExit("no grid configuration meets the false-positive cap on calibration")
+    return best, {"objective": list(best_key)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,83 +272,102 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m corpus.calibrate", description=__doc__.split("\n")[0]
     )
     p.add_argument("--benchmark-dir", default=None, help="KLUE folder (default: data dir rules)")
-    p.add_argument("--corpus", nargs="+", required=True, help="corpus files/folders for negatives")
+    p.add_argument("--corpus", required=True, help="the shared corpus folder (sources under it)")
     p.add_argument("--output", required=True, help="folder for calibration.json")
+    p.add_argument("--index-dir", default=None, help="benchmark index cache (as corpus.dedup)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--n", type=int, default=1200, help="positives (and negatives) in the set")
-    p.add_argument("--per-file", type=int, default=200, help="corpus sentences sampled per file")
-    p.add_argument("--tokenizers", nargs="+", default=["morph", "eojeol", "char2"])
-    p.add_argument("--norms", nargs="+", default=["max", "doc", "query"], choices=NORMALISATIONS)
-    p.add_argument(
-        "--alphas", nargs="+", type=float, default=[1.0], help="query weights tried with max"
-    )
+    p.add_argument("--edited", type=int, default=1200, help="edited positives")
+    p.add_argument("--quoted", type=int, default=600, help="quoted-inside-longer positives")
+    p.add_argument("--lookalike", type=int, default=1200, help="look-alike negatives")
+    p.add_argument("--per-bucket", type=int, default=1200, help="random negatives per bucket")
+    p.add_argument("--per-source", type=int, default=400, help="corpus sample size unit")
+    p.add_argument("--max-fp", type=float, default=0.0025, help="FP cap per bucket (calibration)")
     args = p.parse_args(argv)
+    from corpus.dedup import benchmark_sentences, load_matcher, load_or_build_index
     from corpus.klue import benchmark_texts, resolve_klue_dir
 
-    klue_dir = resolve_klue_dir(args.benchmark_dir)
     t0 = time.time()
-    index_sents, meta = benchmark_sentences(benchmark_texts(klue_dir))
-    corpus = corpus_sentences(args.corpus, args.per_file, args.seed)
-    print(f"benchmark sentences {len(index_sents)}, corpus sample {len(corpus)}", file=sys.stderr)
-    results: dict = {"seed": args.seed, "n": args.n, "configs": {}}
-    labelled = None
-    for tok in args.tokenizers:
-        t = time.time()
-        index = BM25Index.build([tokenize(s, tok) for s in index_sents], tokenizer=tok, meta=meta)
-        if labelled is None:  # the set is built once (with the first tokenizer's overlap test)
-            labelled = build_set(index_sents, index, corpus, args.n, args.seed, tok)
-            texts, labels, kinds, docs = labelled
-            split_rng = np.random.default_rng(args.seed)
-            tune = split_rng.random(len(texts)) < 0.5
-        queries = [tokenize(s, tok) for s in texts]
-        runs = [(n, a) for n in args.norms for a in (args.alphas if n == "max" else [1.0])]
-        for norm, alpha in runs:
-            index.alpha = alpha
-            name = f"{tok}/{norm}" + (f"@{alpha:g}" if norm == "max" else "")
-            ts = time.time()
-            best, sim, _ = index.best_matches(queries, norm=norm, exact=False)
-            elapsed = time.time() - ts
-            r1, thr1 = recall_at_fpr(sim[tune], labels[tune])
-            thr = choose_threshold(sim[tune], labels[tune])
-            held = metrics(sim[~tune], labels[~tune], thr)
-            per_edit = {
-                k: float((sim[~tune & (np.asarray(kinds) == k)] >= thr).mean())
-                for k in EDITS
-                if (~tune & (np.asarray(kinds) == k)).any()
+    klue_dir = str(resolve_klue_dir(args.benchmark_dir))
+    index_dir = args.index_dir or os.path.join(args.output, "index")
+    load_or_build_index(klue_dir, index_dir, "morph")
+    matcher = load_matcher(index_dir)
+    sents, _ = benchmark_sentences(benchmark_texts(klue_dir))
+    corpus = corpus_sentences(args.corpus, args.per_source, args.seed)
+    items = build_set(sents, matcher, corpus, args)
+    texts = [it["text"] for it in items]
+    print(f"{len(sents)} benchmark sentences, {len(items)} labelled items", file=sys.stderr)
+    tokens = [tokenize(t) for t in texts]
+    floor = min(GRID["threshold"])
+    parts, contain_parts = [], []
+    for lo in range(0, len(texts), 256):  # batches, as corpus.dedup scores them
+        tk, tx = tokens[lo : lo + 256], texts[lo : lo + 256]
+        part = matcher.features(tk, tx, floor=floor, short_chars=min(GRID["short_chars"]))
+        q = matcher.index.query_matrix(tk)[0]
+        contain_parts.append(
+            {c: matcher.containment_best(q, part["qlen"], c) for c in GRID["containment_chars"]}
+        )
+        parts.append(part)
+    feats = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    contain = {
+        c: tuple(np.concatenate([p[c][i] for p in contain_parts]) for i in range(2))
+        for c in GRID["containment_chars"]
+    }
+    half = np.array([it["half"] for it in items])
+    cal, held = half == "calibration", half == "held_out"
+    cfg, info = choose(matcher, feats, contain, items, cal, args.max_fp)
+    f = dict(feats)
+    f["contain_doc"], f["contain"] = contain[cfg.containment_chars]
+    res = matcher.decide(f, cfg)
+    removed = res.doc >= 0
+    report = {
+        "seed": args.seed,
+        "chosen": cfg.to_dict(),
+        "choice": info,
+        "calibration": evaluate(items, removed, cal),
+        "held_out": evaluate(items, removed, held),
+        "held_out_removals": [
+            {
+                "text": it["text"],
+                "kind": it["kind"],
+                "bucket": it["bucket"],
+                "signal": s,
+                "score": round(float(sc), 4),
+                "benchmark": sents[d],
             }
-            at_default = metrics(sim[~tune], labels[~tune], DEFAULT_THRESHOLD)
-            found = float((best[(labels == 1)] == docs[labels == 1]).mean())
-            results["configs"][name] = {
-                "tokenizer": tok,
-                "norm": norm,
-                "alpha": alpha,
-                "tune_recall_at_1pct_fpr": r1,
-                "chosen_threshold": thr,
-                "held_out": held,
-                "held_out_at_default_threshold": at_default,
-                "held_out_recall_by_edit": per_edit,
-                "best_is_source_sentence": found,
-                "score_seconds": round(elapsed, 2),
-                "index_build_seconds": round(ts - t, 1),
-            }
-            print(f"{name}: {json.dumps(results['configs'][name])}", file=sys.stderr)
-    # The positives/negatives near the chosen config's threshold, for inspection.
-    results["seconds"] = round(time.time() - t0, 1)
+            for it, d, s, sc in zip(items, res.doc, res.signal, res.score, strict=True)
+            if d >= 0 and it["half"] == "held_out" and it["label"] == 0
+        ],  # fmt: skip
+        "held_out_misses": [
+            {"text": it["text"], "kind": it["kind"], "edit": it.get("edit"), "bucket": it["bucket"]}
+            for it, d in zip(items, res.doc, strict=True)
+            if d < 0 and it["half"] == "held_out" and it["label"] == 1
+        ],
+        "seconds": round(time.time() - t0, 1),
+    }
     os.makedirs(args.output, exist_ok=True)
     with open(os.path.join(args.output, "calibration.json"), "w", encoding="utf-8") as fh:
-        json.dump(results, fh, ensure_ascii=False, indent=2)
+        json.dump(report, fh, ensure_ascii=False, indent=1)
+    print(f"chosen: {json.dumps(cfg.to_dict())}")
+    h = report["held_out"]
     print(
-        "| tokens/norm | tune recall @1% FPR | threshold | held-out recall | precision | "
-        "unrelated removed |"
+        f"held-out recall: edited {h['recall']['edited']:.3f}, quoted {h['recall']['quoted']:.3f}"
     )
-    print("|---|---|---|---|---|---|")
-    for name, c in results["configs"].items():
-        h = c["held_out"]
+    print("\n| length (chars) | edited recall | quoted recall | unrelated removed |")
+    print("|---|---|---|---|")
+    for lo, _ in BUCKETS:
+        b = bucket_of(lo)
+        e = h["recall_by_bucket"]["edited"].get(b, [0, 0])
+        qq = h["recall_by_bucket"]["quoted"].get(b, [0, 0])
+        u = h["unrelated_removed"][b]
         print(
-            f"| {name} | {c['tune_recall_at_1pct_fpr']:.3f} | {c['chosen_threshold']:.3f} | "
-            f"{h['recall']:.3f} | {h['precision']:.3f} | {100 * h['false_positive_rate']:.2f}% |"
+            f"| {b} | {_frac(e)} | {_frac(qq)} | {u[0]}/{u[1]} ({100 * u[0] / max(u[1], 1):.2f}%) |"
         )
+    print(f"\nlook-alikes removed: {h['lookalikes_removed']}; by edit: {h['recall_by_edit']}")
     return 0
+
+
+def _frac(x: list[int]) -> str:
+    return f"{x[0]}/{x[1]} ({x[0] / x[1]:.3f})" if x[1] else "-"
 
 
 if __name__ == "__main__":

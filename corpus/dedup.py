@@ -1,7 +1,7 @@
-"""Remove corpus sentences that match a KLUE benchmark sentence under BM25.
+"""Remove corpus sentences that copy a KLUE benchmark sentence.
 
     python -m corpus.dedup --input records/ --output decontaminated/ \\
-        --benchmark-dir ../shared/data/klue [--threshold T] [--workers N]
+        --benchmark-dir ../shared/data/klue [--threshold T] [--short-chars N] [--workers N]
 
 The benchmark index holds every text field of every KLUE task and split found
 under ``--benchmark-dir`` (`corpus.klue.benchmark_texts`: titles, sentence
@@ -13,16 +13,21 @@ morphemes (`corpus.bm25`). It is built once in the parent process, saved to
 ``--index-dir`` (default ``<output>.index``; reused when the benchmark files
 and settings are unchanged) and loaded once per worker process.
 
-Each corpus record is scored against the index; it is removed when its
-normalised similarity ``bm25(q, d) / max(self(q), self(d))`` to the best
-benchmark sentence ``d`` reaches ``--threshold``. The default threshold comes
-from `corpus.calibrate` (numbers in docs/corpus.md).
+Each corpus record is checked by `corpus.matching`: removed on an exact match
+after normalisation; if shorter than ``--short-chars``, only on an exact or
+near-exact match; otherwise on a BM25 similarity ``bm25(q, d) / max(self(q),
+self(d))`` of at least ``--threshold``, or when a benchmark sentence of at
+least ``--containment-chars`` characters is covered inside it
+(``--containment``). The defaults come from `corpus.calibrate` (held-out
+figures per length bucket in docs/corpus.md).
 
 Outputs (through `corpus.executor`: sharded, resumable): kept records in
 ``OUTPUT/shard-NNNNN.jsonl.gz``, removed ones in ``OUTPUT/removed/`` with
-``benchmark_guid``, ``benchmark_task``, ``benchmark_field``, ``score``
-(normalised) and ``bm25`` (raw) added; ``stats.json`` with ``read = kept +
-removed`` overall, per source and per matched task.
+``benchmark_guid``, ``benchmark_task``, ``benchmark_field``, ``signal``
+(exact, near_exact, bm25, containment) and ``score`` (that signal's value)
+added; ``stats.json`` with ``read = kept + removed`` overall, per source, per
+matched task and per signal. Both folders still hold raw personal
+information: see docs/corpus.md.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ import os
 import sys
 from collections.abc import Iterable
 
-from corpus.bm25 import NORMALISATIONS, TOKENIZERS, BM25Index, tokenize
+from corpus.bm25 import TOKENIZERS, BM25Index, tokenize
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
+from corpus.matching import NEAR_MAX_CHARS, MatchConfig, Matcher, match_key
 from corpus.normalize import dedup_key, normalize_document, normalize_text
 from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter
@@ -44,11 +50,11 @@ from corpus.sentences import split_sentences
 
 STAGE = "dedup"
 REMOVED = "removed"
-#: Chosen with `python -m corpus.calibrate` on a held-out half (see docs/corpus.md).
-DEFAULT_THRESHOLD = 0.56
-DEFAULT_NORM = "max"
-DEFAULT_ALPHA = 1.0
+#: Chosen with `python -m corpus.calibrate` (see docs/corpus.md); one source: MatchConfig.
+DEFAULTS = MatchConfig()
+DEFAULT_THRESHOLD = DEFAULTS.threshold
 DEFAULT_TOKENIZER = "morph"
+KEYS_FILE = "keys.json"
 BATCH = 256
 log = logging.getLogger(__name__)
 
@@ -75,11 +81,13 @@ def benchmark_sentences(texts: Iterable) -> tuple[list[str], list[dict]]:
     return sents, meta
 
 
-def build_index(texts: Iterable, tokenizer: str = DEFAULT_TOKENIZER) -> BM25Index:
+def build_index(texts: Iterable, tokenizer: str = DEFAULT_TOKENIZER) -> tuple[BM25Index, list]:
+    """The BM25 index of the benchmark sentences and their `match_key`s."""
     sents, meta = benchmark_sentences(texts)
     if not sents:
         raise ValueError("no benchmark text found: nothing to decontaminate against")
-    return BM25Index.build([tokenize(s, tokenizer) for s in sents], tokenizer=tokenizer, meta=meta)
+    index = BM25Index.build([tokenize(s, tokenizer) for s in sents], tokenizer=tokenizer, meta=meta)
+    return index, [match_key(s) for s in sents]
 
 
 def _benchmark_files(klue_dir: str) -> list[dict]:
@@ -97,7 +105,7 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 2}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 3}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):
@@ -106,8 +114,10 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
                 log.info("%s: reusing benchmark index %s", STAGE, index_dir)
                 return BM25Index.load(index_dir), fp
     log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
-    index = build_index(benchmark_texts(klue_dir), tokenizer)
+    index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
     index.save(index_dir)
+    with open(os.path.join(index_dir, KEYS_FILE), "w", encoding="utf-8") as fh:
+        json.dump(keys, fh, ensure_ascii=False)
     with open(stamp + ".tmp", "w", encoding="utf-8") as fh:
         json.dump({"fingerprint": fp, "documents": index.num_docs}, fh)
     os.replace(stamp + ".tmp", stamp)
@@ -115,42 +125,44 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
     return index, fp
 
 
-def load_index(index_dir: str) -> BM25Index:
-    """Per-worker state: the saved index, loaded once per process."""
-    return BM25Index.load(index_dir)
+def load_matcher(index_dir: str, config: dict | None = None) -> Matcher:
+    """Per-worker state: the saved index and keys as a `Matcher`, loaded once per process."""
+    index = BM25Index.load(index_dir)
+    with open(os.path.join(index_dir, KEYS_FILE), encoding="utf-8") as fh:
+        keys = json.load(fh)
+    return Matcher(index, keys, MatchConfig(**config) if config else None)
 
 
 def process_shard(job: ShardJob) -> dict:
-    """Scores one shard's records against the index; writes kept and removed records."""
+    """Checks one shard's records against the benchmark; writes kept and removed records."""
     cfg = job.config
-    index: BM25Index = job.state or load_index(cfg["index_dir"])
-    index.alpha = cfg["alpha"]
-    thr, norm, tok = cfg["threshold"], cfg["norm"], index.tokenizer
+    matcher: Matcher = job.state or load_matcher(cfg["index_dir"], cfg["match"])
+    tok = matcher.index.tokenizer
     opts = ReadOptions()
     counts: dict = {"read": 0, "kept": 0, "removed": {"benchmark_match": 0}, "by_source": {}}
     by_task: dict[str, int] = {}
+    by_signal: dict[str, int] = {}
 
     def flush(batch, out, removed_out) -> None:
-        best, sim, raw = index.best_matches(
-            [tokenize(r.text, tok) for r in batch], norm=norm, threshold=thr, exact=cfg["exact"]
-        )
-        for rec, b, s, r in zip(batch, best, sim, raw, strict=True):
+        res = matcher.match([tokenize(r.text, tok) for r in batch], [r.text for r in batch])
+        for rec, d, sig, score in zip(batch, res.doc, res.signal, res.score, strict=True):
             src = counts["by_source"].setdefault(rec.source, {"read": 0, "kept": 0, "removed": 0})
             src["read"] += 1
-            if b >= 0 and s >= thr:
-                m = index.meta[b]
+            if d >= 0:
+                m = matcher.index.meta[d]
                 extra = dict(rec.extra)
                 extra.update(
                     benchmark_guid=m["guid"],
                     benchmark_task=m["task"],
                     benchmark_field=m["field"],
-                    score=round(float(s), 6),
-                    bm25=round(float(r), 6),
+                    signal=sig,
+                    score=round(float(score), 6),
                 )
                 removed_out.write(rec.replace(extra=extra))
                 counts["removed"]["benchmark_match"] += 1
                 src["removed"] += 1
                 by_task[m["task"]] = by_task.get(m["task"], 0) + 1
+                by_signal[sig] = by_signal.get(sig, 0) + 1
             else:
                 out.write(rec)
                 counts["kept"] += 1
@@ -168,6 +180,7 @@ def process_shard(job: ShardJob) -> dict:
             flush(batch, out, rm)
     if by_task:
         counts["removed_by_task"] = by_task
+        counts["removed_by_signal"] = by_signal
     if opts.skipped:
         counts["reader_skipped"] = dict(opts.skipped)
     return counts
@@ -185,27 +198,44 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="KLUE folder (default: the klue/ folder of the data dir: --data-dir rules)",
     )
-    p.add_argument(
+    g = p.add_argument_group("decision (defaults calibrated: docs/corpus.md)")
+    g.add_argument(
         "--threshold",
         type=float,
-        default=DEFAULT_THRESHOLD,
-        help=f"remove at normalised similarity >= T (default {DEFAULT_THRESHOLD}, calibrated)",
+        default=DEFAULTS.threshold,
+        help="BM25 similarity that removes a sentence of --short-chars or more "
+        "(default %(default)s)",
     )
-    p.add_argument("--norm", choices=NORMALISATIONS, default=DEFAULT_NORM, help="normalisation")
-    p.add_argument(
-        "--alpha",
+    g.add_argument(
+        "--short-chars",
+        type=int,
+        default=DEFAULTS.short_chars,
+        help="shorter sentences (normalised characters) are removed only on an exact or "
+        "near-exact match (default %(default)s)",
+    )
+    g.add_argument(
+        "--near-exact-edits",
+        type=int,
+        choices=(0, 1),
+        default=DEFAULTS.near_exact_edits,
+        help="character edits a near-exact short match may have (default %(default)s)",
+    )
+    g.add_argument(
+        "--containment",
         type=float,
-        default=DEFAULT_ALPHA,
-        help=f"query weight in the max normalisation (default {DEFAULT_ALPHA}, calibrated)",
+        default=DEFAULTS.containment,
+        help="share of a benchmark sentence's BM25 weight covered inside a longer sentence "
+        "that removes it (default %(default)s)",
+    )
+    g.add_argument(
+        "--containment-chars",
+        type=int,
+        default=DEFAULTS.containment_chars,
+        help="shortest benchmark sentence the containment signal uses (default %(default)s)",
     )
     p.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="BM25 tokens")
     p.add_argument("--index-dir", default=None, help="index cache (default: OUTPUT.index)")
-    p.add_argument("--batch-size", type=int, default=BATCH, help="sentences scored per product")
-    p.add_argument(
-        "--exact",
-        action="store_true",
-        help="also rescore against benchmark sentences that share only common morphemes (slow)",
-    )
+    p.add_argument("--batch-size", type=int, default=BATCH, help="sentences checked per batch")
     add_reader_arguments(p)
     add_executor_arguments(p)
     return p
@@ -214,8 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    if not 0.0 < args.threshold <= 1.0 and args.norm != "raw":
-        build_parser().error("--threshold must be in (0, 1] for a normalised similarity")
+    if not 0.0 < args.threshold <= 1.0 or not 0.0 < args.containment <= 1.0:
+        build_parser().error("--threshold and --containment must be in (0, 1]")
+    if not 0 <= args.short_chars <= NEAR_MAX_CHARS:
+        build_parser().error(f"--short-chars must be in [0, {NEAR_MAX_CHARS}]")
     from corpus.klue import resolve_klue_dir
     from corpus.readers import expand_inputs
 
@@ -224,11 +256,15 @@ def main(argv: list[str] | None = None) -> int:
     out = os.path.normpath(args.output)
     index_dir = args.index_dir or out + ".index"
     _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer)
+    match = MatchConfig(
+        threshold=args.threshold,
+        short_chars=args.short_chars,
+        near_exact_edits=args.near_exact_edits,
+        containment=args.containment,
+        containment_chars=args.containment_chars,
+    ).to_dict()
     config = {
-        "threshold": args.threshold,
-        "norm": args.norm,
-        "alpha": args.alpha,
-        "exact": args.exact,
+        "match": match,
         "batch_size": args.batch_size,
         "index_dir": os.path.abspath(index_dir),
         "index_fingerprint": fp,
@@ -242,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         config,
         workers=args.workers,
         executor=args.executor,
-        init=load_index,
-        init_args=(os.path.abspath(index_dir),),
+        init=load_matcher,
+        init_args=(os.path.abspath(index_dir), match),
         argv=[sys.executable, "-m", "corpus.dedup", *(argv or sys.argv[1:])],
         ray_address=args.ray_address,
         force=args.force,
@@ -252,12 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     if counts.get("read", 0) != counts.get("kept", 0) + removed:
         raise RuntimeError(f"accounting mismatch in {out}/stats.json: {counts}")
     log.info(
-        "%s: %d records read, %d kept, %d removed (by task %s)",
+        "%s: %d records read, %d kept, %d removed (by task %s, by signal %s)",
         STAGE,
         counts.get("read", 0),
         counts.get("kept", 0),
         removed,
         json.dumps(counts.get("removed_by_task", {}), sort_keys=True),
+        json.dumps(counts.get("removed_by_signal", {}), sort_keys=True),
     )
     return 0
 

@@ -107,7 +107,11 @@ def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
     assert {"doc-1-s0", "doc-3-s0", "doc-6-s0"} <= set(removed)
     assert removed["doc-1-s0"]["benchmark_guid"] == "klue-sts-v1_dev_00000"
     assert removed["doc-1-s0"]["benchmark_task"] == "sts"
-    assert removed["doc-1-s0"]["score"] >= 0.99
+    assert removed["doc-1-s0"]["score"] >= 0.99 and removed["doc-1-s0"]["signal"] == "exact"
+    assert all(
+        r["signal"] in ("exact", "near_exact", "bm25", "containment") for r in removed.values()
+    )
+    assert sum(stats["removed_by_signal"].values()) == len(removed)
     assert removed["doc-1-s0"]["url"] == "http://example.com/1"
     assert {"doc-1-s1", "doc-2-s0", "doc-2-s1", "doc-5-s1"} <= set(kept)
     assert stats["removed_by_task"] == {"sts": len(removed)}

@@ -203,3 +203,13 @@ def test_no_candidate_starts_right_after_a_digit(kind, text, value):
     for det in REGISTRY.values():
         if not det.after_digit:
             assert det.regex.match("7" + value, 1) is None, det.name
+
+
+def test_a_bare_13_digit_account_after_a_bank_word_is_an_account():
+    """The nearest label decides: a resident-number word earlier in the sentence does not."""
+    text = "신청인 (주민번호 890702-2876471) 카카오뱅크 7212218676713로 입금해 주세요."
+    spans = find_spans(text)
+    assert [(text[s.start : s.end], s.type) for s in spans] == [
+        ("890702-2876471", "rrn"),
+        ("7212218676713", "bank_account"),
+    ]

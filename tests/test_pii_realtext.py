@@ -9,8 +9,19 @@ from __future__ import annotations
 
 import collections
 
+import pytest
+
 from corpus.pii.detectors import TYPES
-from corpus.pii.realtext import LABELS, evaluate, half_of, load_labels, windows
+from corpus.pii.realtext import (
+    FRESH_LABELS,
+    LABELS,
+    evaluate,
+    half_of,
+    load_labels,
+    sample,
+    sha,
+    windows,
+)
 
 _KEYS = {"id", "source", "file", "line", "start", "end", "sha", "half", "stratum", "spans"}
 
@@ -29,6 +40,13 @@ def test_labels_hold_offsets_and_types_only():
     halves = collections.Counter(r["half"] for r in labels)
     assert min(halves.values()) > 200
     assert sum(len(r["spans"]) for r in labels) >= 40
+    fresh = load_labels(FRESH_LABELS)
+    assert len(fresh) == 550 and {r["half"] for r in fresh} == {"fresh"}
+    assert not any("가" <= c <= "힣" for c in FRESH_LABELS.read_text(encoding="utf-8"))
+    for rec in fresh:
+        assert set(rec) == _KEYS
+        for s, e, kind in rec["spans"]:
+            assert 0 <= s < e <= rec["end"] - rec["start"] and kind in TYPES
 
 
 def test_windows_are_sentences_cut_at_the_limit():
@@ -41,8 +59,8 @@ def test_windows_are_sentences_cut_at_the_limit():
 
 def test_real_text_figures(data_dir):
     """Recomputes the table in docs/pii.md; the windows must still be the labelled ones."""
-    result = evaluate(data_dir / "corpus", load_labels())
-    for half in ("dev", "held"):
+    result = evaluate(data_dir / "corpus", load_labels() + load_labels(FRESH_LABELS))
+    for half in ("dev", "held", "fresh"):
         tot = collections.Counter()
         for t in TYPES:
             tot.update(result[half][t])
@@ -50,3 +68,10 @@ def test_real_text_figures(data_dir):
         # targets: recall >= 0.9 and precision >= 0.9 over all types, on each half
         assert tot["found"] >= 0.9 * tot["gold"], (half, dict(tot))
         assert tot["correct"] >= 0.9 * tot["predicted"], (half, dict(tot))
+
+
+@pytest.mark.slow
+def test_the_sample_is_reproducible(data_dir):
+    """`python -m corpus.pii.realtext sample` draws exactly the labelled windows again."""
+    drawn = [(w.id, stratum, sha(text)) for w, stratum, text in sample(data_dir / "corpus")]
+    assert drawn == [(r["id"], r["stratum"], r["sha"]) for r in load_labels()]

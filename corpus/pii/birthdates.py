@@ -37,8 +37,12 @@ _BIRTH_AFTER = re.compile(
 _COHORT_AFTER = re.compile(
     r"\s?(?:생|출생(?:자|아)?)?\s?(?:이후|이전|부터|까지|이상|이하|미만|초과|전후|[~∼〜])"
 )
+_COHORT_BEFORE = re.compile(r"(?:생|출생)?\s?(?:부터|이후|이전)\s?$")
 #: Later in the same sentence: "1980년 3월 28일 서울특별시 서초구에서 … 태어났다".
-_BORN_LATER = re.compile(r"태어났|태어나셨|출생했|출생하였")
+#: Finite or connective forms only: not "태어났을 당시" (a star's "birth" in an astronomy text).
+_BORN_LATER = re.compile(
+    r"태어났(?!을)|태어나셨|태어나(?:서)?(?=[\s,])|출생했(?!을)|출생하였(?!을)"
+)
 _BORN_WORD = re.compile(r"태어|출생")
 _DATE_WORD = re.compile(r"\d\s?(?:년|월|일)")
 _RANGE_BEFORE = re.compile(r"[~∼〜" + DASHES + r"]\s?$")
@@ -46,7 +50,7 @@ _SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
 #: A lifespan after the date, closing the parenthesis: " ~ )" (living) or " ~ 2016년 2월 19일)".
 _LIFESPAN = re.compile(
     r"\s?(?:\(음력[^()]{0,16}\))?\s?[~∼〜" + DASHES + r"]\s?"
-    r"(?:\)|(?P<death>\d{4})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일\s?(?:\(음력[^()]{0,16}\))?\s?\))"
+    r"(?:\)|(?P<death>\d{4})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일\s?(?:\(음력[^()]{0,16}\))?\s?,?\s?\))"
 )
 _LIFESPAN_FIRST = frozenset(" (~∼〜-\u2010\u2013\u2014\u2212")
 #: Words in the parenthesis before the date that make the range a term, not a life.
@@ -94,7 +98,7 @@ def birth_context(text: str, s: int, e: int) -> bool:
         return True
     # a birth verb later in the same sentence, with no other date in between; not for the
     # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
-    hi = min(len(text), e + 60)
+    hi = min(len(text), e + 200)
     if _BORN_WORD.search(text, e, hi) is None:
         return False  # the common case, before the sentence is looked at
     if _RANGE_BEFORE.search(text, max(0, s - 3), s):
@@ -143,13 +147,20 @@ def lifespan(text: str, s: int, e: int) -> bool:
     p = _open_paren(text, s)
     if p < 0:
         return False
-    inside = text[p + 1 : s].strip()
+    inside = text[p + 1 : s].strip(" .")  # "(, . 1968년 8월 4일 ~ )": an empty name slot
     if (inside and not inside.endswith(",")) or _TERM_WORDS.search(inside):
         return False
     name = text[max(0, p - 12) : p].rstrip().split(" ")[-1]
-    return not _ENTITY_NAME.search(name)
+    # a country or state ("베트남국("): 국 ends a 2-3 syllable Korean given name, not 4+
+    return not (_ENTITY_NAME.search(name) or (len(name) >= 4 and name.endswith("국")))
 
 
-def is_cutoff(text: str, e: int) -> bool:
-    """True when the date ending at `e` bounds a group ("…1일생 이후", "…생부터")."""
-    return bool(_COHORT_AFTER.match(text, e)) and not _LIFESPAN.match(text, e)
+def is_cutoff(text: str, s: int, e: int) -> bool:
+    """True when the date `text[s:e]` bounds a group of people, not one person's birth.
+
+    "1980년 1월 1일생 이후", "…생부터", and the other end of such a range:
+    "1924년 9월 1일생부터 1925년 8월 31일생까지".
+    """
+    if _COHORT_AFTER.match(text, e) and not _LIFESPAN.match(text, e):
+        return True
+    return _COHORT_BEFORE.search(text, max(0, s - 5), s) is not None

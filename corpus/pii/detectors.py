@@ -119,6 +119,16 @@ _URL_TRAIL = ".,;:!?'\")]}>"
 
 def _accept_url(text: str, m: re.Match, floor: int):
     s, e = _span(m)
+    if m.group() == ".":  # a bare host, anchored on the dot before its "go.kr": grow left
+        start = s
+        while start > floor and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        if start > 0 and text[start - 1] in "@/:":
+            return None  # an e-mail's domain or part of a longer address
+        bare = _BARE_HOST.match(text, start)
+        if bare is None or bare.end() <= s:
+            return None
+        s, e = start, bare.end()
     while e > s and text[e - 1] in _URL_TRAIL:
         # keep a closing bracket that closes one opened inside the URL
         ch = text[e - 1]
@@ -131,10 +141,25 @@ def _accept_url(text: str, m: re.Match, floor: int):
     return s, e
 
 
+_URL_BODY = r"[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
+#: Korean second-level domains: a bare host under them is a web address ("abc.go.kr"), while
+#: a bare "name.ext" is as often a file or code ("config.yaml", "os.path").
+KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
+
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+_BARE_HOST = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
+    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
+)  # fmt: skip
+
+# A bare host is anchored on the dot before its second-level domain (".go.kr"), not on its
+# first letter, so the scan does not try a host at the start of every Latin word.
 register(Detector(
     "url", 2,
-    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]+",
-    "hfw", _accept_url, "web address (with scheme or www.)", gate=("://", "www."),
+    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+"
+    r"|\.(?=" + KR_SLD + r"(?![A-Za-z0-9\-]))",
+    "A-Za-z.", _accept_url, "web address (with scheme or www., or a bare host under .go.kr …)",
+    gate=("://", "www.", ".kr"),
 ))  # fmt: skip
 
 # 3. IP address -----------------------------------------------------------------------------
@@ -250,6 +275,14 @@ def _labelled_corporate(text: str, s: int) -> bool:
     return not any(c.isdigit() for c in text[last.end() : s])
 
 
+def _nearest_is_bank(text: str, s: int) -> bool:
+    """True when a bank word stands closer before `s` than any resident-number word."""
+    lo = max(0, s - CONTEXT_BEFORE)
+    bank = [m.end() for m in _BANK_CONTEXT.finditer(text, lo, s)]
+    rrn = [m.end() for m in _RRN_CONTEXT.finditer(text, lo, s)]
+    return bool(bank) and (not rrn or max(bank) > max(rrn))
+
+
 def _make_rrn_accept(sex_digits: str):
     def accept(text: str, m: re.Match, floor: int):
         value = m.group()
@@ -265,6 +298,8 @@ def _make_rrn_accept(sex_digits: str):
             # bare 13-digit strings (barcodes, serials) need the check digit or a context word
             if not near(text, s, e, _RRN_CONTEXT):
                 return None
+            if _nearest_is_bank(text, s):
+                return None  # "주민번호 … 카카오뱅크 7212218676713": the account's own label
         return s, e
 
     return accept
@@ -474,6 +509,8 @@ def _accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
     """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before."""
     dong = m.group().split("동", 1)[0]
     s, e = _span(m)
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000동 000호": a mask written with zeros
     if len(dong) >= 3 or _BUILDING.search(text, max(0, s - 20), s):
         return s, e
     return None
@@ -510,6 +547,8 @@ def _tokens_before(text: str, lo: int, s: int) -> list[list]:
 def _accept_address(text: str, m: re.Match, floor: int):
     if m.group()[-1] == "호":
         return _accept_unit(text, m)
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000번길 00": a house number masked with zeros
     s = m.start()
     if m.end() - s == 1 and text.startswith("가", m.end()):
         return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
@@ -568,7 +607,7 @@ register(Detector(
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
-    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, e):
+    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, s, e):
         return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
     return (s, e) if birth_date_valid(m.group()) else None
 

@@ -106,6 +106,36 @@ def review_sample(paths: list[str], n: int, seed: int, show_values: bool) -> lis
     return hits[:n]
 
 
+def count_spans(paths: list[str], seed: int = 7) -> dict:
+    """Spans per type over `paths` and what replacing them took, as counts only.
+
+    ``fallbacks``: values per type no draw could replace (`Pseudonymizer.fallbacks`);
+    ``class_changed``: replacements that end in another particle class than the
+    original (`corpus.pii.particles.final_class`). Reads with `corpus.readers`.
+    """
+    from corpus.pii.generate import Pseudonymizer
+    from corpus.pii.particles import final_class
+    from corpus.readers import expand_inputs, iter_records
+
+    pz = Pseudonymizer(seed)
+    spans: collections.Counter = collections.Counter()
+    changed: collections.Counter = collections.Counter()
+    records = 0
+    for path in expand_inputs(paths):
+        for rec in iter_records(path):
+            records += 1
+            for sp in pz.scanner.find(rec.text):
+                value = rec.text[sp.start : sp.end]
+                spans[sp.type] += 1
+                changed[sp.type] += final_class(pz.pseudonym(sp.type, value)) != final_class(value)
+    return {
+        "records": records,
+        "spans": dict(spans.most_common()),
+        "fallbacks": dict(pz.fallbacks),
+        "class_changed": {t: n for t, n in changed.items() if n},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     from corpus.datadir import add_data_dir_argument, resolve_data_dir
 
@@ -127,10 +157,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="instead: print a random sample of detections in PATH for a hand check",
     )
+    p.add_argument(
+        "--count",
+        nargs="+",
+        default=None,
+        metavar="PATH",
+        help="instead: spans per type in PATH, fallbacks and particle-class changes (JSON)",
+    )
     p.add_argument("--n", type=int, default=40, help="sample size for --review")
     p.add_argument("--show-values", action="store_true", help="--review shows the values")
     add_data_dir_argument(p)
     args = p.parse_args(argv)
+    if args.count:
+        print(json.dumps(count_spans(args.count), ensure_ascii=False))
+        return 0
     if args.review:
         for line in review_sample(args.review, args.n, 42, args.show_values):
             print(line)

@@ -46,6 +46,10 @@ from corpus.pii.scan import Scanner
 
 SAMPLE_SEED = 20261130
 LABELS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "pii" / "real_labels.jsonl"
+#: A second draw (seed 20261201), labelled after the detectors were changed and evaluated
+#: once: text none of the changes was made on (half ``fresh``).
+FRESH_SEED = 20261201
+FRESH_LABELS = LABELS.with_name("real_labels_fresh.jsonl")
 
 #: (source, file glob under the corpus folder, JSON field or None for raw lines,
 #:  windows per stratum: cue, pre-filter, random, strong cue, strong cue again).
@@ -174,12 +178,12 @@ def sample(corpus_dir: Path, seed: int = SAMPLE_SEED) -> list[tuple[Window, str,
             pool = [w for w in pool if w not in chosen]
             picked += [(w, stratum) for w in rng.sample(pool, min(n, len(pool)))]
             chosen = {w for w, _ in picked}
-        need = {w.file for w, _ in picked}
-        for rel, lineno, text in iter_units(corpus_dir, pattern, field):
-            if rel in need:
-                for w, _ in picked:
-                    if w.file == rel and w.line == lineno:
-                        texts[w] = text[w.start : w.end]
+        wanted: dict[str, set[int]] = collections.defaultdict(set)
+        for w, _ in picked:
+            wanted[w.file].add(w.line)
+        lines = _line_texts(corpus_dir, wanted, dict.fromkeys(wanted, field))
+        for w, _ in picked:
+            texts[w] = lines[w.file, w.line][w.start : w.end]
         out += [(w, stratum, texts[w]) for w, stratum in picked]
     return out
 
@@ -193,12 +197,16 @@ def load_labels(path: Path = LABELS) -> list[dict]:
 
 
 def _line_texts(corpus_dir: Path, wanted: dict[str, set[int]], fields: dict[str, str | None]):
+    """The unit text of the wanted lines only (other lines are not decoded)."""
     out: dict[tuple[str, int], str] = {}
     for rel, lines in wanted.items():
+        last = max(lines)
         with open(corpus_dir / rel, encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
                 if lineno in lines:
                     out[rel, lineno] = unit_text(line, fields[rel])
+                if lineno >= last:
+                    break
     return out
 
 
@@ -268,7 +276,9 @@ def shape(text: str, s: int, e: int, context: int = 12) -> str:
     return f"{mask(text[max(0, s - context) : s])}[[{mask(text[s:e])}]]{mask(text[e : e + 8])}"
 
 
-def markdown(result: dict, halves: tuple[str, ...] = ("dev", "held", "all")) -> str:
+def markdown(result: dict, halves: tuple[str, ...] | None = None) -> str:
+    if halves is None:
+        halves = tuple(h for h in ("dev", "held", "fresh", "all") if h in result)
     head = "| type | " + " | ".join(f"{h}: gold | recall | predicted | precision" for h in halves)
     lines = [head + " |", "|---|" + "---:|---:|---:|---:|" * len(halves)]
     for t in TYPES:
@@ -300,7 +310,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("command", choices=("sample", "evaluate", "errors"))
     p.add_argument("--labels", type=Path, default=LABELS)
-    p.add_argument("--half", choices=("dev", "held", "all"), default="dev", help="for errors")
+    p.add_argument("--seed", type=int, default=SAMPLE_SEED, help="sample: the draw's seed")
+    p.add_argument(
+        "--half", choices=("dev", "held", "fresh", "all"), default="dev", help="for errors"
+    )
     p.add_argument(
         "--show-text",
         action="store_true",
@@ -310,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     corpus_dir = resolve_data_dir(args.data_dir) / "corpus"
     if args.command == "sample":
-        for w, stratum, text in sample(corpus_dir):
+        for w, stratum, text in sample(corpus_dir, args.seed):
             rec = {"id": w.id, "source": w.source, "file": w.file, "line": w.line}
             rec |= {"start": w.start, "end": w.end, "sha": sha(text), "half": half_of(w.id)}
             rec["stratum"] = stratum

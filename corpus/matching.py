@@ -1,0 +1,336 @@
+"""Is a corpus sentence a copy of a benchmark sentence? Four signals, one decision.
+
+BM25 similarity alone (`corpus.bm25`, ``bm25(q, d) / max(self(q), self(d))``)
+removed short generic phrases (``정말 훌륭한 영화다`` matched ``정말 재미없는
+영화다``: the shared morphemes are most of two short sentences) and missed
+benchmark sentences quoted inside a longer one (the added text halves the
+similarity). Real near-copies have signals look-alikes lack, checked in order:
+
+1. ``exact``: the same sentence after normalisation (`dedup_key`: NFC, case,
+   spacing, and here also punctuation removed). Any length.
+2. ``near_exact``: for a sentence shorter than ``short_chars`` (normalised
+   characters) nothing else counts: it is removed only when a benchmark
+   sentence's key is within ``near_exact_edits`` (0 or 1) character edit of
+   its key, the edit being a particle or ending syllable (``지루했다``/``지루했어``,
+   not ``재미있는``/``재미없는``). Short
+   sentences share most of their morphemes with some benchmark sentence by
+   chance, so BM25 is not used for them. Lookups use the one-character
+   deletions of every short benchmark key (no scoring at all).
+3. ``bm25``: for longer sentences, the BM25 similarity to the best benchmark
+   sentence reaches ``threshold`` (light edits: spacing, punctuation, a
+   particle, a cut end, an added clause).
+4. ``containment``: a benchmark sentence of at least ``containment_chars``
+   characters is covered inside the (longer) corpus sentence: the share of its
+   BM25 weight (its rare morphemes count most) carried by morphemes the corpus
+   sentence also has reaches ``containment``. Catches quotes.
+
+Every threshold is chosen by `corpus.calibrate` on a calibration half of a
+labelled real-text set and reported on the other half (docs/corpus.md).
+
+Speed: candidates come from rare morphemes before any scoring. For the BM25
+signal the candidate set is *exact* for the decision (MaxScore pruning): a
+query's morphemes are taken in increasing order of their largest possible
+contribution ``qtf * max_d W[t, d]`` while their sum stays below
+``threshold * self(q)``; a benchmark sentence sharing none of the remaining
+morphemes scores below ``threshold * self(q)``, so it cannot reach the
+threshold, and only sentences sharing one of the few rare morphemes left are
+scored (exactly). For containment every benchmark sentence is listed under its
+two rarest morphemes only, so a quote is found through them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from corpus.bm25 import BM25Index
+from corpus.normalize import dedup_key
+
+#: Signals in the order they are checked; ``removed/`` records say which one fired.
+SIGNALS = ("exact", "near_exact", "bm25", "containment")
+#: Benchmark sentences up to this length are indexed for near-exact lookups (by their
+#: one-character deletions); --short-chars must not exceed it.
+NEAR_MAX_CHARS = 24
+#: A near-exact match needs at least this many characters (one edit of a 3-character phrase
+#: is another phrase).
+NEAR_MIN_CHARS = 4
+#: Syllables of particles and endings: the only characters a near-exact match may change.
+FUNCTION_SYLLABLES = frozenset(
+    "은는이가을를에서의와과도만로으랑하고며다요어아여야지죠네게께한해했였았었겠습니까까요"
+)
+#: Candidate pairs scored at once (bounds memory when a query has only common morphemes).
+PAIR_BLOCK = 1_000_000
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def match_key(text: str) -> str:
+    """`dedup_key` without punctuation and symbols: the form exact matches compare."""
+    key = dedup_key(text)
+    return "".join(c for c in _NON_WORD.sub("", key) if unicodedata.category(c)[0] != "S")
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
+
+    threshold: float = 0.56
+    short_chars: int = 12
+    near_exact_edits: int = 1
+    containment: float = 0.9
+    containment_chars: int = 20
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Matches:
+    """Per query: matched benchmark sentence (-1: none), signal ("" if none) and score."""
+
+    doc: np.ndarray
+    signal: list[str]
+    score: np.ndarray
+    features: dict[str, np.ndarray] | None = None
+
+
+class Matcher:
+    """Decides, for batches of corpus sentences, which copy a benchmark sentence."""
+
+    def __init__(self, index: BM25Index, keys: list[str], config: MatchConfig | None = None):
+        if len(keys) != index.num_docs:
+            raise ValueError(f"{len(keys)} keys for an index of {index.num_docs} sentences")
+        self.index = index
+        self.keys = keys
+        self.config = config or MatchConfig()
+        self.exact: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            if k:
+                self.exact.setdefault(k, i)
+        w = index.weights  # (V, N)
+        self._max_w = np.asarray(w.max(axis=1).todense()).ravel()
+        self._present = w.copy()
+        self._present.data = np.ones_like(self._present.data)
+        self._by_doc = w.T.tocsr()  # (N, V)
+        self._doc_weight = np.asarray(self._by_doc.sum(axis=1)).ravel()
+        self._key_len = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
+        self._signatures = self._build_signatures(index, 2)
+        # one-character deletions of every short key -> the first sentence with that variant
+        self._deletions: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            if NEAR_MIN_CHARS - 1 <= len(k) <= NEAR_MAX_CHARS:
+                for j in range(len(k)):
+                    self._deletions.setdefault(k[:j] + k[j + 1 :], i)
+
+    def near_exact(self, key: str) -> int:
+        """A benchmark sentence whose key is one character edit from `key`, or -1."""
+        if not NEAR_MIN_CHARS <= len(key) <= NEAR_MAX_CHARS + 1:
+            return -1
+        d = self._deletions.get(key, -1)  # key is a benchmark key with one character removed
+        if d >= 0 and _one_edit(key, self.keys[d]):
+            return d
+        for j in range(len(key)):
+            v = key[:j] + key[j + 1 :]
+            d = self.exact.get(v, -1)  # a benchmark key is key with one character removed
+            if d < 0:
+                d = self._deletions.get(v, -1)  # the same deletion: maybe one substitution
+            if d >= 0 and len(self.keys[d]) >= NEAR_MIN_CHARS and _one_edit(key, self.keys[d]):
+                return d
+        return -1
+
+    def _build_signatures(self, index: BM25Index, per_doc: int) -> sp.csr_matrix:
+        """(V, N) 0/1: each benchmark sentence under its `per_doc` highest-idf morphemes."""
+        d = self._by_doc
+        rows, cols = [], []
+        idf = index.idf
+        for j in range(d.shape[0]):
+            terms = d.indices[d.indptr[j] : d.indptr[j + 1]]
+            if len(terms) == 0:
+                continue
+            top = terms[np.argsort(-idf[terms], kind="stable")[:per_doc]]
+            rows.extend(top.tolist())
+            cols.extend([j] * len(top))
+        data = np.ones(len(rows))
+        return sp.csr_matrix((data, (rows, cols)), shape=index.weights.shape)
+
+    # ----------------------------------------------------------------- BM25
+    def bm25_best(
+        self, q: sp.csr_matrix, lens: np.ndarray, oov: np.ndarray, threshold: float | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Best benchmark sentence by similarity, exact whenever it reaches `threshold`.
+
+        `threshold` may differ per query (an array).
+        """
+        idx = self.index
+        nq = q.shape[0]
+        self_q = idx.query_self_scores(q, lens, oov) * idx.alpha
+        with np.errstate(invalid="ignore"):
+            bound = np.where(np.isinf(threshold), np.inf, threshold * self_q)
+        rows = np.repeat(np.arange(nq), np.diff(q.indptr))
+        u = q.data * self._max_w[q.indices]
+        order = np.lexsort((u, rows))  # per row, smallest possible contribution first
+        cum = np.cumsum(u[order])
+        starts = q.indptr[:-1]
+        row_of = rows[order]
+        before = np.r_[0.0, cum][starts[row_of]]
+        keep_sorted = (cum - before) >= bound[row_of]
+        keep = np.zeros(len(u), dtype=bool)
+        keep[order] = keep_sorted
+        # copies: eliminate_zeros works in place and must not touch q's arrays
+        qs = sp.csr_matrix(
+            (keep.astype(np.float64), q.indices.copy(), q.indptr.copy()), shape=q.shape
+        )
+        qs.eliminate_zeros()
+        cand = (qs @ self._present).tocsr()
+        best = np.full(nq, -1, dtype=np.int64)
+        best_sim = np.zeros(nq)
+        if cand.nnz == 0:
+            return best, best_sim
+        pr_all = np.repeat(np.arange(nq), np.diff(cand.indptr))
+        for lo in range(0, cand.nnz, PAIR_BLOCK):
+            # blocks end at row boundaries, so each query's candidates are in one block
+            hi = min(cand.nnz, lo + PAIR_BLOCK)
+            if hi < cand.nnz:
+                hi = int(cand.indptr[pr_all[hi]])
+                if hi <= lo:
+                    hi = int(cand.indptr[pr_all[lo] + 1])
+            pr, pd = pr_all[lo:hi], cand.indices[lo:hi]
+            raw = np.asarray(self._by_doc[pd].multiply(q[pr]).sum(axis=1)).ravel()
+            denom = np.maximum(idx.self_score[pd], self_q[pr])
+            sim = np.where(denom > 0, raw / np.where(denom > 0, denom, 1.0), 0.0)
+            _row_argmax(pr, pd, sim, best, best_sim)
+        return best, best_sim
+
+    # ---------------------------------------------------------- containment
+    def containment_best(
+        self, q: sp.csr_matrix, qlen: np.ndarray, min_chars: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Best coverage of a benchmark sentence (>= `min_chars`) by each query's morphemes."""
+        nq = q.shape[0]
+        best = np.full(nq, -1, dtype=np.int64)
+        best_cov = np.zeros(nq)
+        present = q.copy()
+        present.data = np.ones_like(present.data)
+        rows_ok = qlen >= min_chars
+        present = sp.diags(rows_ok.astype(np.float64)) @ present
+        cand = (present @ self._signatures).tocsr()
+        cand.eliminate_zeros()
+        if cand.nnz == 0:
+            return best, best_cov
+        pr = np.repeat(np.arange(nq), np.diff(cand.indptr))
+        pd = cand.indices
+        ok = (self._key_len[pd] >= min_chars) & (self._key_len[pd] <= qlen[pr])
+        pr, pd = pr[ok], pd[ok]
+        if len(pr) == 0:
+            return best, best_cov
+        covered = np.asarray(self._by_doc[pd].multiply(present[pr]).sum(axis=1)).ravel()
+        cov = covered / np.maximum(self._doc_weight[pd], 1e-12)
+        _row_argmax(pr, pd, cov, best, best_cov)
+        return best, best_cov
+
+    # ------------------------------------------------------------- decision
+    def features(
+        self,
+        tokens: list[list[str]],
+        texts: list[str],
+        floor: float | None = None,
+        short_chars: int | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Every signal's raw value per query (for calibration and for `match`).
+
+        BM25 values are exact from `floor` up (default: the config's threshold)
+        for sentences of `short_chars` or more (default: the config's); shorter
+        ones get only the exact and near-exact lookups.
+        """
+        cfg = self.config
+        floor = cfg.threshold if floor is None else floor
+        short_chars = cfg.short_chars if short_chars is None else short_chars
+        keys = [match_key(t) for t in texts]
+        qlen = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
+        exact = np.fromiter((self.exact.get(k, -1) if k else -1 for k in keys), np.int64)
+        near = np.full(len(keys), -1, dtype=np.int64)
+        for i in np.flatnonzero((exact < 0) & (qlen <= NEAR_MAX_CHARS)):  # cheap lookups
+            near[i] = self.near_exact(keys[i])
+        q, lens, oov = self.index.query_matrix(tokens)
+        floors = np.where(qlen < short_chars, np.inf, floor)
+        b_doc, b_sim = self.bm25_best(q, lens, oov, floors)
+        c_doc, c_cov = self.containment_best(q, qlen, cfg.containment_chars)
+        return {
+            "qlen": qlen,
+            "exact": exact,
+            "near": near,
+            "bm25_doc": b_doc,
+            "bm25": b_sim,
+            "contain_doc": c_doc,
+            "contain": c_cov,
+        }
+
+    def decide(self, f: dict[str, np.ndarray], cfg: MatchConfig | None = None) -> Matches:
+        """Applies the thresholds of `cfg` to precomputed `features`."""
+        cfg = cfg or self.config
+        n = len(f["qlen"])
+        doc = np.full(n, -1, dtype=np.int64)
+        score = np.zeros(n)
+        signal = np.full(n, "", dtype=object)
+        short = f["qlen"] < cfg.short_chars
+        has_b = f["bm25_doc"] >= 0
+        rules = [
+            ("exact", f["exact"] >= 0, f["exact"], np.ones(n)),
+            (
+                "near_exact",
+                short & (f["near"] >= 0) & (cfg.near_exact_edits >= 1),
+                f["near"],
+                1.0 - 1.0 / np.maximum(f["qlen"], 1),
+            ),
+            ("bm25", ~short & has_b & (f["bm25"] >= cfg.threshold), f["bm25_doc"], f["bm25"]),
+            (
+                "containment",
+                ~short & (f["contain_doc"] >= 0) & (f["contain"] >= cfg.containment)
+                & (self._key_len[np.maximum(f["contain_doc"], 0)] >= cfg.containment_chars),
+                f["contain_doc"],
+                f["contain"],
+            ),
+        ]  # fmt: skip
+        for name, fire, d, s in rules:
+            take = fire & (doc < 0)
+            doc[take] = d[take]
+            score[take] = s[take]
+            signal[take] = name
+        return Matches(doc=doc, signal=list(signal), score=score, features=f)
+
+    def match(self, tokens: list[list[str]], texts: list[str]) -> Matches:
+        """Which benchmark sentence (if any) each corpus sentence copies, and by which signal."""
+        return self.decide(self.features(tokens, texts))
+
+
+def _row_argmax(
+    rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, best: np.ndarray, best_val: np.ndarray
+) -> None:
+    """Per row (rows sorted), the column of the largest value (ties: lowest column), in place."""
+    if len(vals) == 0:
+        return
+    order = np.lexsort((cols, -vals, rows))
+    r = rows[order]
+    first = np.r_[True, r[1:] != r[:-1]]
+    sel = order[first]
+    best[rows[sel]] = cols[sel]
+    best_val[rows[sel]] = vals[sel]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """True when `a` and `b` differ by one substitution, insertion or deletion of a
+    particle or ending syllable (`FUNCTION_SYLLABLES`): ``지루했다``/``지루했어`` but not
+    ``재미있는``/``재미없는`` (one syllable too, and the opposite meaning)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :] and {a[i], b[i]} <= FUNCTION_SYLLABLES
+    if len(a) < len(b):
+        return a[i:] == b[i + 1 :] and b[i] in FUNCTION_SYLLABLES
+    return a[i + 1 :] == b[i:] and a[i] in FUNCTION_SYLLABLES

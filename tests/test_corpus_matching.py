@@ -1,0 +1,123 @@
+"""The decontamination decision: exact, near-exact (short), BM25, containment, and fast paths."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from corpus.bm25 import BM25Index, tokenize
+from corpus.datadir import resolve_data_dir
+from corpus.matching import MatchConfig, Matcher, match_key
+
+BENCH = [
+    "정말 재미없는 영화다.",
+    "네 감사합니다.",
+    "서울시는 내년부터 모든 공공 도서관의 운영 시간을 밤 10시까지 늘리기로 했다.",
+    "이 숙소는 지하철역에서 걸어서 5분 거리라 위치가 정말 좋았습니다.",
+    "정부는 미세먼지 저감을 위해 노후 경유차의 운행을 제한하는 방안을 검토하고 있다.",
+    "주말마다 한강 공원에서 자전거를 타는 사람들이 크게 늘었다.",
+    "회의실 예약은 하루 전까지 온라인으로 신청해야 합니다.",
+    "영화 보는 내내 지루했다.",
+] + [f"{i}번 버스는 시청 앞에서 {i + 3}분마다 출발한다." for i in range(40)]
+
+
+def _matcher(config: MatchConfig | None = None) -> Matcher:
+    index = BM25Index.build([tokenize(s) for s in BENCH])
+    return Matcher(index, [match_key(s) for s in BENCH], config)
+
+
+def _decide(m: Matcher, texts: list[str]):
+    return m.match([tokenize(t) for t in texts], texts)
+
+
+def test_exact_after_normalisation_at_any_length():
+    res = _decide(
+        _matcher(), ["네, 감사합니다!!", "정말재미없는 영화다", "영화 보는 내내 지루했다"]
+    )
+    assert res.signal == ["exact", "exact", "exact"]
+    assert list(res.doc) == [1, 0, 7] and np.all(res.score == 1.0)
+
+
+def test_short_look_alikes_are_kept():
+    # the failure of the old rule: most morphemes shared with a short benchmark sentence
+    texts = [
+        "정말 훌륭한 영화다.",
+        "정말 재미있는 영화다.",
+        "영화 보는 내내 즐거웠다.",
+        "고맙습니다.",
+    ]
+    res = _decide(_matcher(), texts)
+    assert res.signal == ["", "", "", ""]
+
+
+def test_short_near_exact_is_removed():
+    res = _decide(_matcher(MatchConfig(short_chars=20)), ["영화 보는 내내 지루했어."])
+    assert res.signal == ["near_exact"] and res.doc[0] == 7
+
+
+def test_edited_copy_and_quote_are_removed_unrelated_long_text_kept():
+    texts = [
+        "서울시는 내년부터 모든 공공 도서관 운영 시간을 밤 10시까지 늘리기로 했다",  # edited
+        '시민단체 관계자는 어제 열린 토론회에서 "정부는 미세먼지 저감을 위해 노후 경유차의 운행을'
+        ' 제한하는 방안을 검토하고 있다"라고 말하며 예산 문제를 지적했고 참석자들도 동의했다.',
+        "주말 저녁마다 동네 도서관에서 아이들과 함께 그림책을 읽는 모임이 열린다.",
+    ]
+    res = _decide(_matcher(), texts)
+    assert res.signal[0] == "bm25" and res.doc[0] == 2
+    assert res.signal[1] in ("bm25", "containment") and res.doc[1] == 4
+    assert res.signal[2] == ""
+    # the quote is found by containment alone (BM25 similarity made unreachable)
+    res = _decide(_matcher(MatchConfig(threshold=1.0)), texts)
+    assert res.signal[1:] == ["containment", ""] and res.doc[1] == 4
+
+
+def _kowiki_and_klue(n_docs: int, n_queries: int):
+    try:
+        root = resolve_data_dir()
+    except FileNotFoundError:
+        pytest.skip("real data (../shared/data) not present")
+    re_path = root / "klue" / "klue-re-v1.1" / "klue-re-v1.1_dev.json.gz"
+    wiki = root / "corpus" / "kowiki" / "AA" / "wiki_00"
+    if not re_path.exists() or not wiki.exists():
+        pytest.skip("KLUE RE dev or kowiki not present")
+    with gzip.open(re_path, "rt", encoding="utf-8") as fh:
+        docs = [d["sentence"] for d in json.load(fh)[:n_docs]]
+    from corpus.readers import iter_records
+    from corpus.sentences import split_sentences
+
+    queries = []
+    for rec in iter_records(wiki):
+        queries.extend(split_sentences(rec.text))
+        if len(queries) >= n_queries:
+            break
+    # plus the benchmark's own sentences, edited, so that matches exist
+    queries = queries[:n_queries] + [d[:-8] for d in docs[:200]] + docs[200:260]
+    return docs, queries
+
+
+@pytest.mark.slow
+def test_pruned_bm25_decisions_equal_full_scoring_on_real_text():
+    docs, queries = _kowiki_and_klue(1500, 300)
+    index = BM25Index.build([tokenize(s) for s in docs])
+    m = Matcher(index, [match_key(s) for s in docs])
+    toks = [tokenize(q) for q in queries]
+    q, lens, oov = index.query_matrix(toks)
+    ref_best, ref_sim, _ = index.best_matches(toks, norm="max", exact=True)  # full scoring
+    for thr in (0.3, 0.56, 0.8):
+        best, sim = m.bm25_best(q, lens, oov, thr)
+        assert np.array_equal(sim >= thr, ref_sim >= thr)
+        hit = ref_sim >= thr
+        assert hit.sum() > 100
+        np.testing.assert_allclose(sim[hit], ref_sim[hit], rtol=1e-9)
+        assert np.array_equal(best[hit], ref_best[hit])
+
+
+def test_fast_morphs_equal_mecab_morphs_on_real_text():
+    import mecab
+
+    _, queries = _kowiki_and_klue(10, 1000)
+    ref = mecab.MeCab()
+    assert [tokenize(s) for s in queries] == [ref.morphs(s) for s in queries]
