@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             arms.append(arm)
     arms.append(FLOOR)
     models = {model_id(m, c, r): (m, c, r) for _, m, c, r in arms}
-    runner = Runner(out, total=8 + len(models) * (6 + len(tasks)), quiet=args.quiet)
+    runner = Runner(out, total=9 + len(models) * (5 + len(tasks)), quiet=args.quiet)
     sources = inputs.assemble_klue(data, out / "klue", embedded_only=corpus.embedded)
     runner.note("klue", ", ".join(f"{s.task}={s.kind}" for s in sources))
     runner.note("inputs", corpus.description)

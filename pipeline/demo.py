@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks = [t for t in wanted if t in runnable]
     not_run = {t: why for t, why in not_run.items() if t in wanted}
     not_run.update({t: "not run: left out by --tasks" for t in inputs.TASKS if t not in wanted})
-    runner = Runner(out, total=13 + len(tasks), quiet=args.quiet)
+    runner = Runner(out, total=15 + len(tasks), quiet=args.quiet)
 
     sources = inputs.assemble_klue(data, out / "klue", embedded_only=corpus.embedded)
     kinds = {s.kind for s in sources}
