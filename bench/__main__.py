@@ -124,6 +124,22 @@ def _pretrain_rows(res: dict) -> list[dict]:
     }]  # fmt: skip
 
 
+def _finetune_rows(res: dict) -> list[dict]:
+    return [
+        {
+            "what": f"fine-tuning step, {res['arch']} {r['size']}, batch {res['batch']} x "
+            f"{res['seq_len']}",
+            "reference": "transformers (PyTorch, CPU)",
+            "unit": "examples/s",
+            "ours": r["ours"]["examples_per_s"],
+            "ref": r["transformers"]["examples_per_s"],
+            "peak_mb": r["ours"]["peak_rss_mb"],
+            "ref_peak_mb": r["transformers"]["peak_rss_mb"],
+        }
+        for r in res["rows"]
+    ]
+
+
 #: name -> (small-setting arguments given (data dir, json path), JSON on stdout?, row adapter,
 #:          needs the shared data)
 Spec = tuple[Callable[[Path | None, str], list[str]], bool, Callable[[object], list[dict]], bool]
@@ -149,6 +165,8 @@ SMALL: dict[str, Spec] = {
                       "--cache", str(Path(j).parent / "input"), "--json", j],
         False, _input_rows, True,
     ),
+    "finetune": (lambda d, j: ["--sizes", "small", "--steps", "3", "--json"], True,
+                 _finetune_rows, False),
     "pretrain": (lambda d, j: ["--config", "tiny", "--steps", "3", "--json"], True,
                  _pretrain_rows, False),
 }  # fmt: skip
