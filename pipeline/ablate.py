@@ -18,6 +18,8 @@ same for every arm). Output: ``DIR/ablation.md`` and ``DIR/ablation.json`` (one 
 tokenizer statistics, held-out MLM accuracy, then each task's metrics, mean ± sample std over
 seeds) and ``DIR/ablation.png``. Arms share every stage they can: the corpus stages run once,
 and the morpheme-bpe/clean model is the first arm of both ablations (``--ablation both``).
+Every model is pretrained first; fine-tuning then goes task by task over all models, so a run
+stopped early has whole columns, and ``--table-only`` writes the table of what has finished.
 
 Scales (`SCALES`): ``demo`` runs on CPU (docs/pipeline.md gives measured times); ``small`` and
 ``base`` are sized for an accelerator, with the expected pretraining time from
@@ -130,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0, help="pretraining seed (every arm)")
+    p.add_argument(
+        "--table-only", action="store_true",
+        help="run nothing: write the table from what the stages under --output have finished",
+    )  # fmt: skip
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -167,6 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     runner.note("klue", ", ".join(f"{s.task}={s.kind}" for s in sources))
     runner.note("inputs", corpus.description)
     overrides = [*scale.finetune_overrides, *(f"--config.{kv}" for kv in args.finetune_set)]
+    if args.table_only:
+        state = report.read_json(out / "pipeline.json").get("stages", {})
+        spent = sum(float(r.get("seconds", 0)) for r in state.values())
+        table = collect(out, ablations, arms, args, corpus, sources, not_run, spent)
+        runner.note("table", f"{out / 'ablation.md'} ({len(table['rows'])} rows, table only)")
+        return 0
     try:
         folders = chain.corpus_stages(
             runner,
@@ -177,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             args.workers,
             Path(args.dedup_index) if args.dedup_index else None,
         )
+        trained = {}
         for mid, (method, which, random_init) in models.items():
             folder, variant = model_folder(out, method, which, random_init)
             # Held-out examples depend only on the tokenizer: every model uses the same
@@ -195,17 +208,21 @@ def main(argv: list[str] | None = None) -> int:
                 random_init=random_init,
                 export=False,  # fine-tuning reads the workdir's newest checkpoint
             )
-            chain.finetune_stages(
-                runner,
-                model.export,
-                folder / f"finetune{variant}",
-                out / "klue",
-                tasks,
-                scale.finetune_config,
-                overrides,
-                seeds=args.seeds,
-                tag=mid,
-            )
+            trained[mid] = (model.export, folder / f"finetune{variant}")
+        # Task by task over every model: a run stopped early has whole columns to compare.
+        for task in tasks:
+            for mid, (model_dir, ft_dir) in trained.items():
+                chain.finetune_stages(
+                    runner,
+                    model_dir,
+                    ft_dir,
+                    out / "klue",
+                    [task],
+                    scale.finetune_config,
+                    overrides,
+                    seeds=args.seeds,
+                    tag=mid,
+                )
     except StageError as e:
         print(f"ablate: {e}", file=sys.stderr)
         return 1
