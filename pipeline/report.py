@@ -97,10 +97,14 @@ def plot_loss(rows: Sequence[Mapping[str, Any]], path: Path, title: str = "") ->
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
-    ax.plot([r["step"] for r in train], [r["loss"] for r in train], label="train loss")
+    mark = "." if len(train) < 20 else None  # a short run's few points stay visible
+    ax.plot([r["step"] for r in train], [r["loss"] for r in train], marker=mark, label="train loss")
     if any("mlm_loss" in r for r in train):
         pts = [r for r in train if "mlm_loss" in r]
-        ax.plot([r["step"] for r in pts], [r["mlm_loss"] for r in pts], label="train MLM loss")
+        ax.plot(
+            [r["step"] for r in pts], [r["mlm_loss"] for r in pts], marker=mark,
+            label="train MLM loss",
+        )  # fmt: skip
     evals = [r for r in rows if "eval/mlm_loss" in r]
     if evals:
         ax.plot(
