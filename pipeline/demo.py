@@ -127,7 +127,6 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(out, total=15 + len(tasks), quiet=args.quiet)
 
     sources = inputs.assemble_klue(data, out / "klue", embedded_only=corpus.embedded)
-    kinds = {s.kind for s in sources}
     runner.note("klue", f"{out / 'klue'}: " + ", ".join(f"{s.task}={s.kind}" for s in sources))
     runner.note("inputs", corpus.description)
     pre = chain.PretrainSettings(steps=args.steps, seed=args.seed)
@@ -160,7 +159,6 @@ def main(argv: list[str] | None = None) -> int:
         klue_sources=sources,
         not_run=not_run,
         seconds=time.time() - started,
-        embedded_klue="fixture" in " ".join(kinds),
     )
     runner.note("report", str(path))
     failed = [r.name for r in runner.records if r.status == "failed"]

@@ -225,7 +225,6 @@ def write_demo_report(
     klue_sources: Sequence[KlueSource],
     not_run: Mapping[str, str],
     seconds: float,
-    embedded_klue: bool,
 ) -> Path:
     """Writes ``out/report.md`` (+ ``loss.png``, ``tasks.png``); returns the report's path."""
     out = Path(out)
