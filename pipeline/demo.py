@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", default=",".join(inputs.TASKS), help="KLUE tasks to fine-tune")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--report-only", action="store_true",
+        help="run nothing: write report.md from the stages finished under --output",
+    )  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress lines (tests)")
     return p
 
@@ -129,6 +133,18 @@ def main(argv: list[str] | None = None) -> int:
     sources = inputs.assemble_klue(data, out / "klue", embedded_only=corpus.embedded)
     runner.note("klue", f"{out / 'klue'}: " + ", ".join(f"{s.task}={s.kind}" for s in sources))
     runner.note("inputs", corpus.description)
+    if args.report_only:
+        records = runner.previous_records()
+        path = report.write_demo_report(
+            out,
+            records,
+            corpus=corpus,
+            klue_sources=sources,
+            not_run=not_run,
+            seconds=sum(r.seconds for r in records),
+        )
+        runner.note("report", f"{path} (report only)")
+        return 0
     pre = chain.PretrainSettings(steps=args.steps, seed=args.seed)
     try:
         folders = chain.corpus_stages(

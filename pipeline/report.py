@@ -325,7 +325,9 @@ def write_demo_report(
     for task in TASKS:
         result = task_scores(out / "finetune", task)
         if result is None:
-            why = not_run.get(task) or "no result (see the stage's log)"
+            why = (
+                not_run.get(task) or f"no result (not finished or failed: logs/finetune-{task}.log)"
+            )
             lines.append(f"| {task} | - | - | - | {why} |")
             bars[task] = None
             continue

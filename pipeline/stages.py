@@ -77,6 +77,10 @@ class Runner:
         if state.is_file():
             self._previous = json.loads(state.read_text(encoding="utf-8")).get("stages", {})
 
+    def previous_records(self) -> list[StageRecord]:
+        """The stages recorded in ``pipeline.json`` by earlier runs, in their order."""
+        return [StageRecord(**rec) for rec in self._previous.values()]
+
     def _say(self, text: str) -> None:
         if not self.quiet:
             print(text, flush=True)
