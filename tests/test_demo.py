@@ -26,7 +26,7 @@ TINY_FT = [
 
 def _run(args: list[str]) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=1500
+        [sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=3600
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     return proc

@@ -50,7 +50,7 @@ def test_no_stage_package_imports_pipeline():
 
 def _run(args: list[str], cwd: Path = REPO) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=1500
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=3600
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     return proc
