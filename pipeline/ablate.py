@@ -38,7 +38,7 @@ from pathlib import Path
 from corpus.datadir import add_data_dir_argument, resolve_data_dir
 from pipeline import chain, inputs, report
 from pipeline.demo import finetune_tasks
-from pipeline.stages import Runner, StageError
+from pipeline.stages import Runner, StageError, stop_on_sigterm
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    stop_on_sigterm()
     if args.seeds < 1:
         raise SystemExit("--seeds must be >= 1")
     scale = SCALES[args.scale]
@@ -226,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     except StageError as e:
         print(f"ablate: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("ablate: interrupted; the same command resumes where it stopped", file=sys.stderr)
+        return 130
     table = collect(out, ablations, arms, args, corpus, sources, not_run, time.time() - started)
     runner.note("table", f"{out / 'ablation.md'} ({len(table['rows'])} rows)")
     failed = [r.name for r in runner.records if r.status == "failed"]

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from corpus.datadir import add_data_dir_argument, resolve_data_dir
 from pipeline import chain, inputs, report
-from pipeline.stages import Runner, StageError, python_module
+from pipeline.stages import Runner, StageError, python_module, stop_on_sigterm
 
 FINETUNE_CONFIG = "finetune/configs/common.py:tiny"
 
@@ -118,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    stop_on_sigterm()
     started = time.time()
     out = Path(args.output)
     data = None if args.embedded else find_data(args)
@@ -168,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     except StageError as e:
         print(f"demo: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("demo: interrupted; the same command resumes where it stopped", file=sys.stderr)
+        return 130
     path = report.write_demo_report(
         out,
         runner.records,

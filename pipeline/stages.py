@@ -23,6 +23,7 @@ import dataclasses
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -59,6 +60,32 @@ def printable(cmd: Sequence[str], stdout: Path | None = None) -> str:
     parts = ["python" if c == sys.executable else c for c in cmd]
     line = " ".join(shlex.quote(p) for p in parts)
     return f"{line} > {shlex.quote(str(stdout))}" if stdout is not None else line
+
+
+def _run_child(cmd: Sequence[str], **kwargs) -> subprocess.CompletedProcess:
+    """Runs a stage; when this process is interrupted (Ctrl-C, or SIGTERM through
+    `stop_on_sigterm`), the stage gets SIGTERM and time to save its state (the training
+    stages checkpoint on SIGTERM), so the same command later resumes it."""
+    proc = subprocess.Popen(cmd, **kwargs)
+    try:
+        return subprocess.CompletedProcess(cmd, proc.wait())
+    except BaseException:
+        proc.terminate()
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM -> KeyboardInterrupt in the main thread, so the running stage is stopped cleanly."""
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, handler)
 
 
 class Runner:
@@ -135,11 +162,11 @@ class Runner:
                 stdout.parent.mkdir(parents=True, exist_ok=True)
                 tmp = stdout.with_name(stdout.name + ".tmp")
                 with open(tmp, "w", encoding="utf-8") as fh:
-                    proc = subprocess.run(cmd, stdout=fh, stderr=err, env=env)
+                    proc = _run_child(cmd, stdout=fh, stderr=err, env=env)
                 if proc.returncode == 0:
                     tmp.replace(stdout)
             else:
-                proc = subprocess.run(cmd, stdout=err, stderr=subprocess.STDOUT, env=env)
+                proc = _run_child(cmd, stdout=err, stderr=subprocess.STDOUT, env=env)
         seconds = round(time.time() - start, 1)
         status = "done" if proc.returncode == 0 else "failed"
         rec = StageRecord(name, line, seconds, False, str(log), status)
