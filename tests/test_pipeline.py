@@ -79,3 +79,62 @@ def test_ablation_runs_both_arms_with_the_same_seeds(tmp_path):
     assert "| morpheme-bpe |" in md and "| bpe |" in md and "| random init |" in md
     assert "YNAT macro F1" in md and "WOS JGA" in md and "±" in md
     assert (out / "ablation.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _runner_script(out: Path, marker: Path) -> str:
+    return f"""
+import sys
+from pathlib import Path
+from pipeline.stages import Runner, stop_on_sigterm
+stop_on_sigterm()
+r = Runner(Path({str(out)!r}), total=3)
+r.run("first", [sys.executable, "-c", "open({str(out / "first.txt")!r}, 'w').write('1')"],
+      done=Path({str(out / "first.txt")!r}))
+sleeper = (
+    "import signal, sys, time\\n"
+    "def stop(*a):\\n"
+    "    open({str(marker)!r}, 'w').write('stopped cleanly')\\n"
+    "    sys.exit(3)\\n"
+    "signal.signal(signal.SIGTERM, stop)\\n"
+    "open({str(marker)!r} + '.started', 'w').write('')\\n"
+    "time.sleep(120)\\n"
+)
+try:
+    r.run("second", [sys.executable, "-c", sleeper])
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def test_runner_reuses_finished_stages_and_passes_sigterm_to_the_stage(tmp_path):
+    import os
+    import signal
+    import time
+
+    out, marker = tmp_path / "run", tmp_path / "marker"
+    script = _runner_script(out, marker)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 120
+    while not Path(str(marker) + ".started").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stdout
+    assert marker.read_text() == "stopped cleanly"  # the stage got SIGTERM, not SIGKILL
+    state = json.loads((out / "pipeline.json").read_text())["stages"]
+    assert state["first"]["status"] == "done" and "second" not in state
+    assert "$ python -c" in stdout
+    # rerun: the finished stage is reused without starting it, the stopped one starts again
+    Path(str(marker) + ".started").unlink()
+    marker.unlink()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    while not Path(str(marker) + ".started").exists() and time.time() < deadline + 120:
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=120)
+    assert "first              reused" in stdout
+    assert marker.read_text() == "stopped cleanly"
