@@ -1,11 +1,11 @@
-# The README quickstart: `make demo` runs the pipeline on the embedded default,
+# The README quickstart: `make demo` runs the whole pipeline (python -m pipeline.demo),
 # `make test` runs lint and the test suite. Both create .venv on first use.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format clean-venv
+.PHONY: demo bench test lint format clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,7 +14,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m pretrain.demo
+	$(PY) -m pipeline.demo
+
+# Every benchmark under bench/ at small settings -> bench/RESULTS.md (bm25s, the optional
+# reference of bench.dedup, comes with `pip install -e ".[bench]"`).
+bench: $(STAMP)
+	$(PY) -m bench
 
 test: $(STAMP)
 	$(PY) -m ruff check .
