@@ -81,7 +81,7 @@ def match_key(text: str) -> str:
 class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
-    threshold: float = 0.56
+    threshold: float = 0.58
     short_chars: int = 20
     near_exact_edits: int = 1
     containment: float = 0.85
