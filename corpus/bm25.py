@@ -260,6 +260,7 @@ class BM25Index:
         # Documents x common terms, for exact per-pair lookups of the common part.
         self._common_by_doc = self.weights[self._common_ids].T.tocsr()
         self._common_max = np.asarray(self.weights[self._common_ids].max(axis=1).todense()).ravel()
+        self._common_weight = np.asarray(self._common_by_doc.sum(axis=1)).ravel()
 
     def best_matches(
         self,
@@ -303,9 +304,28 @@ class BM25Index:
         cand = (q @ self._rare_weights).tocsr()
         cand.sum_duplicates()
         nq = q.shape[0]
-        # Exact common-term part of each candidate pair.
         pair_rows = np.repeat(np.arange(nq), np.diff(cand.indptr))
         qc = q[:, self._common_ids].toarray()  # (nq, |C|) query counts of common terms
+        if threshold is not None and norm == "max" and cand.nnz:
+            # Drop pairs that cannot reach the threshold before the costly common-term
+            # lookups: the common part is at most min(sum qtf * max W[t, :] over the query's
+            # common terms, max common qtf * the document's common weight).
+            q_bound = qc @ self._common_max
+            qtf_max = qc.max(axis=1) if qc.shape[1] else np.zeros(nq)
+            upper = cand.data + np.minimum(
+                q_bound[pair_rows], qtf_max[pair_rows] * self._common_weight[cand.indices]
+            )
+            self_q0 = self.query_self_scores(q, lengths, oov) * self.alpha
+            denom = np.maximum(self.self_score[cand.indices], self_q0[pair_rows])
+            keep = upper >= threshold * denom
+            if not keep.all():
+                cand = sp.csr_matrix(
+                    (cand.data[keep], cand.indices[keep], np.r_[0, np.cumsum(
+                        np.bincount(pair_rows[keep], minlength=nq))]),
+                    shape=cand.shape,
+                )  # fmt: skip
+                pair_rows = pair_rows[keep]
+        # Exact common-term part of each candidate pair.
         sub = self._common_by_doc[cand.indices]
         per_pair = np.repeat(np.arange(len(cand.indices)), np.diff(sub.indptr))
         vals = sub.data * qc[pair_rows[per_pair], sub.indices]

@@ -105,7 +105,7 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 3}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 4}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):

@@ -28,14 +28,14 @@ Every threshold is chosen by `corpus.calibrate` on a calibration half of a
 labelled real-text set and reported on the other half (docs/corpus.md).
 
 Speed: candidates come from rare morphemes before any scoring. For the BM25
-signal the candidate set is *exact* for the decision (MaxScore pruning): a
-query's morphemes are taken in increasing order of their largest possible
-contribution ``qtf * max_d W[t, d]`` while their sum stays below
-``threshold * self(q)``; a benchmark sentence sharing none of the remaining
-morphemes scores below ``threshold * self(q)``, so it cannot reach the
-threshold, and only sentences sharing one of the few rare morphemes left are
-scored (exactly). For containment every benchmark sentence is listed under its
-two rarest morphemes only, so a quote is found through them.
+signal, `BM25Index.best_matches` takes the benchmark sentences sharing an
+uncommon morpheme with the query, drops every pair whose upper bound (its
+exact rare part plus the most its common morphemes could add) cannot reach the
+threshold, and only then scores the rest exactly. For containment every
+benchmark sentence is listed under its two rarest morphemes, and only those
+lists are read. Near-exact needs no scoring (a dictionary of one-character
+deletions). `bench.dedup` checks that the removals equal those of exhaustive
+scoring on kowiki text.
 """
 
 from __future__ import annotations
@@ -68,8 +68,12 @@ _NON_WORD = re.compile(r"[\W_]+")
 
 
 def match_key(text: str) -> str:
-    """`dedup_key` without punctuation and symbols: the form exact matches compare."""
-    key = dedup_key(text)
+    """`dedup_key` in NFKC without punctuation and symbols: the form exact matches compare.
+
+    NFKC folds compatibility characters: KLUE's NSMC sentences write ``ᄏᄏ`` with
+    conjoining jamo where the reviews have compatibility jamo ``ㅋㅋ``.
+    """
+    key = unicodedata.normalize("NFKC", dedup_key(text))
     return "".join(c for c in _NON_WORD.sub("", key) if unicodedata.category(c)[0] != "S")
 
 
@@ -77,10 +81,10 @@ def match_key(text: str) -> str:
 class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
-    threshold: float = 0.56
-    short_chars: int = 12
+    threshold: float = 0.58
+    short_chars: int = 20
     near_exact_edits: int = 1
-    containment: float = 0.9
+    containment: float = 0.85
     containment_chars: int = 20
 
     def to_dict(self) -> dict:
@@ -111,9 +115,6 @@ class Matcher:
             if k:
                 self.exact.setdefault(k, i)
         w = index.weights  # (V, N)
-        self._max_w = np.asarray(w.max(axis=1).todense()).ravel()
-        self._present = w.copy()
-        self._present.data = np.ones_like(self._present.data)
         self._by_doc = w.T.tocsr()  # (N, V)
         self._doc_weight = np.asarray(self._by_doc.sum(axis=1)).ravel()
         self._key_len = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
@@ -158,50 +159,26 @@ class Matcher:
 
     # ----------------------------------------------------------------- BM25
     def bm25_best(
-        self, q: sp.csr_matrix, lens: np.ndarray, oov: np.ndarray, threshold: float | np.ndarray
+        self, tokens: list[list[str]], threshold: float | np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Best benchmark sentence by similarity, exact whenever it reaches `threshold`.
+        """Best benchmark sentence by BM25 similarity, for queries with a finite `threshold`.
 
-        `threshold` may differ per query (an array).
+        `BM25Index.best_matches` with ``threshold`` (pairs that cannot reach it are
+        dropped before scoring) and ``exact=False`` (candidates share a rare
+        morpheme with the query); `bench.dedup` measures the removals against
+        exhaustive scoring.
         """
-        idx = self.index
-        nq = q.shape[0]
-        self_q = idx.query_self_scores(q, lens, oov) * idx.alpha
-        with np.errstate(invalid="ignore"):
-            bound = np.where(np.isinf(threshold), np.inf, threshold * self_q)
-        rows = np.repeat(np.arange(nq), np.diff(q.indptr))
-        u = q.data * self._max_w[q.indices]
-        order = np.lexsort((u, rows))  # per row, smallest possible contribution first
-        cum = np.cumsum(u[order])
-        starts = q.indptr[:-1]
-        row_of = rows[order]
-        before = np.r_[0.0, cum][starts[row_of]]
-        keep_sorted = (cum - before) >= bound[row_of]
-        keep = np.zeros(len(u), dtype=bool)
-        keep[order] = keep_sorted
-        # copies: eliminate_zeros works in place and must not touch q's arrays
-        qs = sp.csr_matrix(
-            (keep.astype(np.float64), q.indices.copy(), q.indptr.copy()), shape=q.shape
-        )
-        qs.eliminate_zeros()
-        cand = (qs @ self._present).tocsr()
+        nq = len(tokens)
+        threshold = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (nq,))
         best = np.full(nq, -1, dtype=np.int64)
         best_sim = np.zeros(nq)
-        if cand.nnz == 0:
-            return best, best_sim
-        pr_all = np.repeat(np.arange(nq), np.diff(cand.indptr))
-        for lo in range(0, cand.nnz, PAIR_BLOCK):
-            # blocks end at row boundaries, so each query's candidates are in one block
-            hi = min(cand.nnz, lo + PAIR_BLOCK)
-            if hi < cand.nnz:
-                hi = int(cand.indptr[pr_all[hi]])
-                if hi <= lo:
-                    hi = int(cand.indptr[pr_all[lo] + 1])
-            pr, pd = pr_all[lo:hi], cand.indices[lo:hi]
-            raw = np.asarray(self._by_doc[pd].multiply(q[pr]).sum(axis=1)).ravel()
-            denom = np.maximum(idx.self_score[pd], self_q[pr])
-            sim = np.where(denom > 0, raw / np.where(denom > 0, denom, 1.0), 0.0)
-            _row_argmax(pr, pd, sim, best, best_sim)
+        rows = np.flatnonzero(np.isfinite(threshold))
+        if len(rows):
+            b, sim, _ = self.index.best_matches(
+                [tokens[i] for i in rows], norm="max", threshold=float(threshold[rows].min()),
+                exact=False,
+            )  # fmt: skip
+            best[rows], best_sim[rows] = b, sim
         return best, best_sim
 
     # ---------------------------------------------------------- containment
@@ -254,9 +231,9 @@ class Matcher:
         near = np.full(len(keys), -1, dtype=np.int64)
         for i in np.flatnonzero((exact < 0) & (qlen <= NEAR_MAX_CHARS)):  # cheap lookups
             near[i] = self.near_exact(keys[i])
-        q, lens, oov = self.index.query_matrix(tokens)
+        q = self.index.query_matrix(tokens)[0]
         floors = np.where(qlen < short_chars, np.inf, floor)
-        b_doc, b_sim = self.bm25_best(q, lens, oov, floors)
+        b_doc, b_sim = self.bm25_best(tokens, floors)
         c_doc, c_cov = self.containment_best(q, qlen, cfg.containment_chars)
         return {
             "qlen": qlen,

@@ -22,6 +22,7 @@ BENCH = [
     "회의실 예약은 하루 전까지 온라인으로 신청해야 합니다.",
     "영화 보는 내내 지루했다.",
 ] + [f"{i}번 버스는 시청 앞에서 {i + 3}분마다 출발한다." for i in range(40)]
+BENCH.append("개편 잘했네요 \u110f\u110f")  # KLUE's NSMC sentences: conjoining jamo ᄏᄏ
 
 
 def _matcher(config: MatchConfig | None = None) -> Matcher:
@@ -39,6 +40,9 @@ def test_exact_after_normalisation_at_any_length():
     )
     assert res.signal == ["exact", "exact", "exact"]
     assert list(res.doc) == [1, 0, 7] and np.all(res.score == 1.0)
+    # compatibility jamo (as typed in reviews) equal conjoining jamo (NFKC)
+    res = _decide(_matcher(), ["개편 잘했네요 \u314b\u314b"])
+    assert res.signal == ["exact"] and res.doc[0] == len(BENCH) - 1
 
 
 def test_short_look_alikes_are_kept():
@@ -104,10 +108,9 @@ def test_pruned_bm25_decisions_equal_full_scoring_on_real_text():
     index = BM25Index.build([tokenize(s) for s in docs])
     m = Matcher(index, [match_key(s) for s in docs])
     toks = [tokenize(q) for q in queries]
-    q, lens, oov = index.query_matrix(toks)
     ref_best, ref_sim, _ = index.best_matches(toks, norm="max", exact=True)  # full scoring
-    for thr in (0.3, 0.56, 0.8):
-        best, sim = m.bm25_best(q, lens, oov, thr)
+    for thr in (0.5, 0.56, 0.8):
+        best, sim = m.bm25_best(toks, thr)
         assert np.array_equal(sim >= thr, ref_sim >= thr)
         hit = ref_sim >= thr
         assert hit.sum() > 100
