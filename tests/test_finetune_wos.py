@@ -149,7 +149,7 @@ def test_real_dev_sample_serves_as_data_when_no_dev_split(data_dir):
     """The shared data has only the release's 10-dialogue dev sample: it is split by guid hash
     and the result is flagged as not comparable to the paper."""
     task = WosTask()
-    splits = task.load_splits(data_dir, 0.2)
+    splits = task.load_splits(data_dir / "klue", 0.2)
     assert len(splits.train) + len(splits.dev) == 10 and splits.dev and splits.train
     assert not splits.comparable and "10-dialogue dev sample" in splits.note
     assert len(task.slots) == 45
