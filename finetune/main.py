@@ -74,9 +74,12 @@ def _set(cfg: Any, dotted: str, value: Any) -> None:
     cfg[leaf] = value
 
 
-def task_config(task: str, base: Any) -> Any:
+def task_config(task: str, base: Any, overrides: dict[str, Any] | None = None) -> Any:
     """The config of ``task``: ``base`` itself when it is that task's config; otherwise the
-    task's own config file with every field where ``base`` differs from `common` applied."""
+    task's own config file with every field where ``base`` differs from `common` applied, and
+    every field set on the command line (``overrides``, flat ``a.b`` keys) applied even when it
+    equals the common default (``--config.max_seq_length=128`` must reach RE, whose own 256
+    differs)."""
     if base.task == task:
         return copy.deepcopy(base)
     if base.task:
@@ -91,8 +94,9 @@ def task_config(task: str, base: Any) -> Any:
         raise UsageError(f"no config for task {task!r} ({path})")
     cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
     default = _flat(common.get_config().to_dict())
+    explicit = set(overrides or {})
     for key, value in _flat(base.to_dict()).items():
-        if key != "task" and default.get(key) != value:
+        if key != "task" and (default.get(key) != value or key in explicit):
             _set(cfg, key, value)
     return cfg
 
@@ -143,11 +147,14 @@ def run_all(
     data_dir: str | None,
     seeds: int,
     skip_missing: bool = False,
+    overrides: dict[str, Any] | None = None,
 ) -> int:
-    """Loads the model once, fine-tunes every task and seed, writes the results table."""
+    """Loads the model once, fine-tunes every task and seed, writes the results table.
+
+    ``overrides``: the ``--config.FIELD=VALUE`` values given on the command line (flat keys)."""
     from finetune import modeling, results, trainer
 
-    configs = {t: task_config(t, base) for t in tasks}  # config errors before any work
+    configs = {t: task_config(t, base, overrides) for t in tasks}  # config errors first
     splits, skipped, objects = load_all_splits(tasks, configs, data_dir, skip_missing)
     pre = modeling.load_pretrained(model)
     logging.info("model: %s", pre.describe())
@@ -224,6 +231,7 @@ def main(argv: list[str]) -> int:
             FLAGS.data_dir,
             FLAGS.seeds,
             skip_missing=FLAGS.task == "all",
+            overrides=config_flags.get_override_values(FLAGS["config"]),
         )
     except NonFiniteLossError as e:
         print(f"error: {e}", file=sys.stderr)

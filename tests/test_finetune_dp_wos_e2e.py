@@ -88,3 +88,22 @@ def test_task_trains_and_its_predictions_score(task_name, klue_dir, finetuned, c
         assert value == pytest.approx(written["scores"][key], nan_ok=True), key
     table = (finetuned / "results.md").read_text()
     assert ("DP UAS" if task_name == "dp" else "DST JGA") in table
+
+
+def test_command_line_overrides_reach_every_task_config():
+    """``--config.max_seq_length=128`` with the common config must reach RE (own default 256)
+    even though 128 is the common default; fields left alone keep each task's own value."""
+    from absl import flags
+    from ml_collections import config_flags
+
+    from finetune import main as ft_main
+
+    fv = flags.FlagValues()
+    common = str(Path(ft_main.__file__).parent / "configs" / "common.py")
+    argv = ["prog", "--config.max_seq_length=128", "--config.mesh.fsdp=1"]
+    config_flags.DEFINE_config_file("config", common, flag_values=fv, sys_argv=argv)
+    fv(argv)
+    overrides = config_flags.get_override_values(fv["config"])
+    assert ft_main.task_config("re", fv.config, overrides).max_seq_length == 128
+    assert ft_main.task_config("re", fv.config).max_seq_length == 256  # no override given
+    assert ft_main.task_config("dp", fv.config, overrides).num_train_epochs == 10
