@@ -74,9 +74,12 @@ def _set(cfg: Any, dotted: str, value: Any) -> None:
     cfg[leaf] = value
 
 
-def task_config(task: str, base: Any) -> Any:
+def task_config(task: str, base: Any, overrides: dict[str, Any] | None = None) -> Any:
     """The config of ``task``: ``base`` itself when it is that task's config; otherwise the
-    task's own config file with every field where ``base`` differs from `common` applied."""
+    task's own config file with every field where ``base`` differs from `common` applied, and
+    every field set on the command line (``overrides``, flat ``a.b`` keys) applied even when it
+    equals the common default (``--config.max_seq_length=128`` must reach RE, whose own 256
+    differs)."""
     if base.task == task:
         return copy.deepcopy(base)
     if base.task:
@@ -91,8 +94,9 @@ def task_config(task: str, base: Any) -> Any:
         raise UsageError(f"no config for task {task!r} ({path})")
     cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
     default = _flat(common.get_config().to_dict())
+    explicit = set(overrides or {})
     for key, value in _flat(base.to_dict()).items():
-        if key != "task" and default.get(key) != value:
+        if key != "task" and (default.get(key) != value or key in explicit):
             _set(cfg, key, value)
     return cfg
 
@@ -107,19 +111,22 @@ def make_task(name: str, cfg: Any) -> Any:
 
 def load_all_splits(
     tasks: list[str], configs: dict[str, Any], data_dir: str | None, skip_missing: bool
-) -> tuple[dict[str, Any], dict[str, str]]:
+) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
     """Every task's splits before any training, so that missing data fails fast.
 
-    With ``skip_missing`` (``--task all``) a task without data is left out with its reason;
-    otherwise its `TaskDataError` propagates (exit 2).
+    Returns (splits, skipped, task objects). The task object that loaded the splits is the one
+    that trains on them: a task may keep what it read beside them (WoS its ontology, RE its
+    relation list). With ``skip_missing`` (``--task all``) a task without data is left out with
+    its reason; otherwise its `TaskDataError` propagates (exit 2).
     """
     from finetune.tasks.base import TaskDataError
 
-    splits, skipped = {}, {}
+    splits, skipped, objects = {}, {}, {}
     for name in tasks:
         try:
             task = make_task(name, configs[name])
             splits[name] = task.load_splits(data_dir, float(configs[name].dev_fraction))
+            objects[name] = task
         except (TaskDataError, FileNotFoundError) as e:
             if not skip_missing:
                 raise
@@ -129,7 +136,7 @@ def load_all_splits(
         raise TaskDataError(
             "no task has data: " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
         )
-    return splits, skipped
+    return splits, skipped, objects
 
 
 def run_all(
@@ -140,12 +147,15 @@ def run_all(
     data_dir: str | None,
     seeds: int,
     skip_missing: bool = False,
+    overrides: dict[str, Any] | None = None,
 ) -> int:
-    """Loads the model once, fine-tunes every task and seed, writes the results table."""
+    """Loads the model once, fine-tunes every task and seed, writes the results table.
+
+    ``overrides``: the ``--config.FIELD=VALUE`` values given on the command line (flat keys)."""
     from finetune import modeling, results, trainer
 
-    configs = {t: task_config(t, base) for t in tasks}  # config errors before any work
-    splits, skipped = load_all_splits(tasks, configs, data_dir, skip_missing)
+    configs = {t: task_config(t, base, overrides) for t in tasks}  # config errors first
+    splits, skipped, objects = load_all_splits(tasks, configs, data_dir, skip_missing)
     pre = modeling.load_pretrained(model)
     logging.info("model: %s", pre.describe())
     summaries: dict[str, Any] = {}
@@ -158,7 +168,7 @@ def run_all(
             seed_cfg = copy.deepcopy(cfg)
             seed_cfg.seed = int(cfg.seed) + i
             out = output / name if seeds == 1 else output / name / f"seed_{seed_cfg.seed}"
-            run = trainer.run_task(seed_cfg, make_task(name, cfg), pre, out, data_dir, splits[name])
+            run = trainer.run_task(seed_cfg, objects[name], pre, out, data_dir, splits[name])
             if run.get("stopped"):
                 logging.warning(
                     "%s stopped (%s): rerun the command to resume", name, run["stopped"]
@@ -221,6 +231,7 @@ def main(argv: list[str]) -> int:
             FLAGS.data_dir,
             FLAGS.seeds,
             skip_missing=FLAGS.task == "all",
+            overrides=config_flags.get_override_values(FLAGS["config"]),
         )
     except NonFiniteLossError as e:
         print(f"error: {e}", file=sys.stderr)
