@@ -11,9 +11,9 @@ For each model size, one run measures, side by side:
   ``loss.backward()``, ``clip_grad_norm_(1.0)``, ``torch.optim.AdamW`` (no decay on biases and
   LayerNorm), linear warmup/decay schedule, ``zero_grad``;
 * ``ours``: the same weights imported with `finetune.pretrained.load_encoder` from the folder
-  the reference saved, the YNAT head of `finetune.tasks`, and `finetune.trainer.train_step`
-  jitted as `finetune.trainer.run_task` jits it (``pretrain.sharding`` mesh and shardings,
-  the train state donated), float32 compute.
+  the reference saved, the YNAT head of `finetune.tasks`, and the trainer's own compiled
+  program (`finetune.steps.build_program`: ``pretrain.sharding`` mesh and shardings, the train
+  state donated), float32 compute.
 
 Both get the same sequence-classification task (7 labels, as YNAT), batches of random token
 ids with random lengths in ``[L/2, L]`` padded to ``L`` (``--seq-len``), and ``--batch``
@@ -28,7 +28,6 @@ The machine this ran on may be shared: say so next to any figure you quote.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import resource
@@ -202,23 +201,16 @@ def run_transformers(args: argparse.Namespace) -> dict:
 
 def run_ours(args: argparse.Namespace) -> dict:
     import jax
-    import jax.numpy as jnp
-    from flax import nnx
 
-    from finetune import modeling, trainer
+    from finetune import steps
     from finetune.pretrained import load_encoder
     from finetune.tasks.base import get_task
     from pretrain import sharding
-    from pretrain import train as pretrain_train
 
     loaded = load_encoder(args.folder, dtype="float32", seed=args.seed)
     task = get_task("ynat")
-    model = modeling.build_model(loaded, task, args.seed)
-    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-    abstract_rest = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), rest)
-    model_def = pretrain_train.ModelDef(graphdef, abstract_rest)
     total = 1 + args.warmup + args.steps
-    opt_cfg = trainer.optimizer_config(
+    opt_cfg = steps.optimizer_config(
         {
             "learning_rate": 5e-5,
             "weight_decay": 0.01,
@@ -229,32 +221,11 @@ def run_ours(args: argparse.Namespace) -> dict:
         },
         {"warmup_steps": max(1, total // 10), "total_steps": total},
     )
-    tx = pretrain_train.make_optimizer(opt_cfg, params)
-    schedule = pretrain_train.make_schedule(opt_cfg)
-
-    def init(p):
-        return pretrain_train.TrainState(
-            step=jnp.zeros((), jnp.int32),
-            params=p,
-            opt_state=tx.init(p),
-            rng=jax.random.key_data(jax.random.key(args.seed + 2)),
-        )
-
     mesh = sharding.make_mesh(1)
-    abstract_state = jax.eval_shape(init, params)
-    shardings = sharding.state_shardings(abstract_state, mesh, sharding.FSDP_MIN_SIZE)
-    keys = ["input_ids", "token_type_ids", "attention_mask", "label", "weight"]
-    batch_sh = dict.fromkeys(keys, sharding.batch_sharding(mesh))
-    p_train = jax.jit(
-        functools.partial(
-            trainer.train_step, model_def=model_def, tx=tx, schedule=schedule, task=task
-        ),
-        in_shardings=(shardings, batch_sh),
-        out_shardings=(shardings, sharding.replicated(mesh)),
-        donate_argnums=0,
-    )
-    state = jax.jit(init, in_shardings=(shardings.params,), out_shardings=shardings)(params)
-    del model, params
+    keys = ("input_ids", "token_type_ids", "attention_mask", "label")
+    # The trainer's own compiled program (finetune.trainer.run_task builds the same).
+    program = steps.build_program(task, loaded, opt_cfg, mesh, sharding.FSDP_MIN_SIZE, keys, keys)
+    state = program.init_state(program.init_params(loaded, args.seed), args.seed)
     batches = []
     for b in synthetic_batches(args, 2, loaded.pad_id):
         b["weight"] = np.ones(args.batch, np.float32)
@@ -262,7 +233,7 @@ def run_ours(args: argparse.Namespace) -> dict:
     holder = {"state": state, "loss": None}
 
     def step(b):
-        holder["state"], metrics = p_train(holder["state"], b)
+        holder["state"], metrics = program.train_step(holder["state"], b)
         holder["loss"] = float(metrics["loss"])  # waits for the step, as torch's float() does
 
     result = _timed(step, batches, args)

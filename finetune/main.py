@@ -107,19 +107,22 @@ def make_task(name: str, cfg: Any) -> Any:
 
 def load_all_splits(
     tasks: list[str], configs: dict[str, Any], data_dir: str | None, skip_missing: bool
-) -> tuple[dict[str, Any], dict[str, str]]:
+) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
     """Every task's splits before any training, so that missing data fails fast.
 
-    With ``skip_missing`` (``--task all``) a task without data is left out with its reason;
-    otherwise its `TaskDataError` propagates (exit 2).
+    Returns (splits, skipped, task objects). The task object that loaded the splits is the one
+    that trains on them: a task may keep what it read beside them (WoS its ontology, RE its
+    relation list). With ``skip_missing`` (``--task all``) a task without data is left out with
+    its reason; otherwise its `TaskDataError` propagates (exit 2).
     """
     from finetune.tasks.base import TaskDataError
 
-    splits, skipped = {}, {}
+    splits, skipped, objects = {}, {}, {}
     for name in tasks:
         try:
             task = make_task(name, configs[name])
             splits[name] = task.load_splits(data_dir, float(configs[name].dev_fraction))
+            objects[name] = task
         except (TaskDataError, FileNotFoundError) as e:
             if not skip_missing:
                 raise
@@ -129,7 +132,7 @@ def load_all_splits(
         raise TaskDataError(
             "no task has data: " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
         )
-    return splits, skipped
+    return splits, skipped, objects
 
 
 def run_all(
@@ -145,7 +148,7 @@ def run_all(
     from finetune import modeling, results, trainer
 
     configs = {t: task_config(t, base) for t in tasks}  # config errors before any work
-    splits, skipped = load_all_splits(tasks, configs, data_dir, skip_missing)
+    splits, skipped, objects = load_all_splits(tasks, configs, data_dir, skip_missing)
     pre = modeling.load_pretrained(model)
     logging.info("model: %s", pre.describe())
     summaries: dict[str, Any] = {}
@@ -158,7 +161,7 @@ def run_all(
             seed_cfg = copy.deepcopy(cfg)
             seed_cfg.seed = int(cfg.seed) + i
             out = output / name if seeds == 1 else output / name / f"seed_{seed_cfg.seed}"
-            run = trainer.run_task(seed_cfg, make_task(name, cfg), pre, out, data_dir, splits[name])
+            run = trainer.run_task(seed_cfg, objects[name], pre, out, data_dir, splits[name])
             if run.get("stopped"):
                 logging.warning(
                     "%s stopped (%s): rerun the command to resume", name, run["stopped"]

@@ -8,11 +8,11 @@
   linear decay to 0);
 * data parallel over every device through `pretrain.sharding` (mesh, batch and state
   shardings; ``mesh.fsdp > 1`` also shards parameters);
-* `train_step` is pure: dropout keys come from ``(seed, step)`` and batch ``k`` of epoch ``e``
-  is a fixed slice of the permutation drawn from ``(seed, e)``, so a run resumed from the
-  checkpoint at step ``k`` computes bit-for-bit what the uninterrupted run computed. The last
-  batch of an epoch is filled with rows of weight 0 (every example is trained on, shapes stay
-  static);
+* `finetune.steps.train_step` is pure: dropout keys come from ``(seed, step)`` and batch ``k``
+  of epoch ``e`` is a fixed slice of the permutation drawn from ``(seed, e)``, so a run resumed
+  from the checkpoint at step ``k`` computes bit-for-bit what the uninterrupted run computed;
+  the host reads a step's metrics while the device runs the next one. The last batch of an
+  epoch is filled with rows of weight 0 (every example is trained on, shapes stay static);
 * evaluation on dev at the end of every epoch (or every ``eval_every_steps``): predictions in
   the format of ``../shared/docs/klue-formats.md``, scored by
   `finetune.prediction_files.score_predictions` (what ``python -m finetune.evaluate`` prints
@@ -31,7 +31,6 @@ Output folder (one task, one seed): ``best/``, ``checkpoints/`` (removed when do
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import logging
@@ -39,115 +38,23 @@ import math
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-import optax
-from flax import nnx
 
 from finetune import modeling
+from finetune.steps import build_program, optimizer_config, plan_steps
 from finetune.tasks.base import EncodeContext, Features, Splits, Task
 from pretrain import checkpointing, sharding
 from pretrain import train as pretrain_train
 from pretrain.metric_log import MetricLog
-from pretrain.train import ModelDef, TrainState
 
 MANIFEST = "manifest.json"
 PREDICTIONS = "predictions.jsonl"
 METRICS = "metrics.json"
 BEST_DIR = "best"
-
-
-# ---------------------------------------------------------------------------------------------
-# Schedule and optimiser (pretraining's, with the step counts of fine-tuning)
-
-
-def plan_steps(cfg: Mapping[str, Any], num_train: int) -> dict[str, int]:
-    """Steps per epoch (the last batch may be partial), total and warmup steps."""
-    batch = int(cfg["global_batch_size"])
-    per_epoch = math.ceil(num_train / batch)
-    total = per_epoch * int(cfg["num_train_epochs"])
-    warmup = int(total * float(cfg["warmup_ratio"]))
-    run = min(total, int(cfg["max_train_steps"])) if int(cfg["max_train_steps"]) > 0 else total
-    return {
-        "steps_per_epoch": per_epoch,
-        "total_steps": total,
-        "warmup_steps": warmup,
-        "run_steps": run,
-    }
-
-
-def optimizer_config(cfg: Mapping[str, Any], steps: Mapping[str, int]) -> dict[str, Any]:
-    """The fields `pretrain.train.make_optimizer` reads."""
-    return {
-        "learning_rate": float(cfg["learning_rate"]),
-        "end_learning_rate": 0.0,
-        "warmup_steps": int(steps["warmup_steps"]),
-        "num_train_steps": int(steps["total_steps"]),
-        "weight_decay": float(cfg["weight_decay"]),
-        "adam_b1": float(cfg["adam_b1"]),
-        "adam_b2": float(cfg["adam_b2"]),
-        "adam_eps": float(cfg["adam_eps"]),
-        "max_grad_norm": float(cfg["max_grad_norm"]),
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# Pure steps
-
-
-def _forward(model_def: ModelDef, params: Any, batch: Mapping[str, jax.Array], key) -> Any:
-    model = pretrain_train.merge_model(model_def, params)
-    rngs = nnx.Rngs(dropout=key) if key is not None else None
-    return model(batch, deterministic=key is None, rngs=rngs)
-
-
-def train_step(
-    state: TrainState,
-    batch: Mapping[str, jax.Array],
-    *,
-    model_def: ModelDef,
-    tx: optax.GradientTransformation,
-    schedule: optax.Schedule,
-    task: Task,
-) -> tuple[TrainState, dict[str, jax.Array]]:
-    """One optimiser update: mean task loss over the real rows of ``batch``."""
-    key = jax.random.fold_in(jax.random.wrap_key_data(state.rng), state.step)
-
-    def loss_fn(params):
-        total, count = task.loss(_forward(model_def, params, batch, key), batch)
-        return total / jnp.maximum(count, 1.0), count
-
-    (loss, count), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
-    grad_norm = optax.tree.norm(grads)
-    updates, opt_state = tx.update(grads, state.opt_state, state.params)
-    finite = jnp.isfinite(loss) & jnp.isfinite(grad_norm)
-
-    def keep(new, old):
-        return jax.tree.map(lambda n, o: jnp.where(finite, n, o), new, old)
-
-    new_state = state.replace(
-        step=state.step + 1,
-        params=keep(optax.apply_updates(state.params, updates), state.params),
-        opt_state=keep(opt_state, state.opt_state),
-    )
-    metrics = {
-        "loss": loss,
-        "grad_norm": grad_norm,
-        "learning_rate": schedule(state.step),
-        "examples": count,
-        "finite": finite.astype(jnp.int32),
-    }
-    return new_state, metrics
-
-
-def eval_step(params: Any, batch: Mapping[str, jax.Array], *, model_def: ModelDef) -> Any:
-    """The head's outputs without dropout."""
-    return _forward(model_def, params, batch, None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,134 +210,6 @@ class _Throughput:
 
 
 # ---------------------------------------------------------------------------------------------
-# Compiled programs
-
-
-@dataclasses.dataclass(frozen=True)
-class Program:
-    """What is compiled for one (task, model shape, optimiser, mesh, feature columns).
-
-    ``init_params(loaded, seed)``: the model's parameters, the encoder's from ``loaded`` and the
-    head's freshly drawn from ``seed``; ``init_state(params, seed)``: a `TrainState` at step 0
-    in its shardings; ``train_step(state, batch)`` and ``eval_step(params, batch)`` jitted.
-    Built once per process for each key (`build_program`), so several seeds, a resumed run or
-    a second task of the same shape compile nothing again.
-    """
-
-    model_def: ModelDef
-    tx: optax.GradientTransformation
-    abstract_state: Any
-    shardings: Any
-    init_params: Callable
-    init_state: Callable
-    train_step: Callable
-    eval_step: Callable
-
-
-def build_program(
-    task: Task,
-    loaded: modeling.LoadedModel,
-    opt_cfg: Mapping[str, Any],
-    mesh,
-    fsdp_min_size: int,
-    train_keys: tuple[str, ...],
-    eval_keys: tuple[str, ...],
-) -> Program:
-    """The (cached) `Program`; the cache key holds only hashable descriptions of its inputs."""
-    add_pooler = loaded.encoder.pooler is not None
-    key = (
-        type(task),
-        task.name,
-        loaded.config,
-        add_pooler,
-        tuple(sorted(opt_cfg.items())),
-        mesh,
-        fsdp_min_size,
-        train_keys,
-        eval_keys,
-    )
-    if key not in _PROGRAMS:
-        if len(_PROGRAMS) >= _MAX_PROGRAMS:
-            _PROGRAMS.pop(next(iter(_PROGRAMS)))
-        _PROGRAMS[key] = _build_program(
-            task,
-            loaded.config,
-            add_pooler,
-            dict(opt_cfg),
-            mesh,
-            fsdp_min_size,
-            train_keys,
-            eval_keys,
-        )
-    return _PROGRAMS[key]
-
-
-_PROGRAMS: dict[tuple, Program] = {}
-_MAX_PROGRAMS = 8
-
-
-def _build_program(
-    task, config, add_pooler, opt_cfg, mesh, fsdp_min_size, train_keys, eval_keys
-) -> Program:
-
-    def fresh(seed):
-        # Keys, not ints: the same streams as nnx.Rngs(params=seed, dropout=seed + 1), traceable.
-        rngs = nnx.Rngs(params=jax.random.key(seed), dropout=jax.random.key(seed + 1))
-        return modeling.FinetuneModel(config, task, add_pooler=add_pooler, rngs=rngs)
-
-    graphdef, abstract_params, rest = nnx.split(nnx.eval_shape(lambda: fresh(0)), nnx.Param, ...)
-    model_def = ModelDef(graphdef, rest)
-    tx = pretrain_train.make_optimizer(opt_cfg, abstract_params)
-    schedule = pretrain_train.make_schedule(opt_cfg)
-
-    def init(params, seed):
-        return TrainState(
-            step=jnp.zeros((), jnp.int32),
-            params=params,
-            opt_state=tx.init(params),
-            rng=jax.random.key_data(jax.random.key(seed + 2)),
-        )
-
-    abstract_state = jax.eval_shape(init, abstract_params, 0)
-    shardings = sharding.state_shardings(abstract_state, mesh, fsdp_min_size)
-    # One compiled initialiser instead of one small program per parameter shape.
-    jit_fresh = jax.jit(lambda seed: nnx.state(fresh(seed), nnx.Param))
-
-    def init_params(loaded: modeling.LoadedModel, seed: int) -> Any:
-        model = pretrain_train.merge_model(model_def, jit_fresh(seed))
-        want = {p: x.shape for p, x in nnx.to_flat_state(nnx.state(model.encoder, nnx.Param))}
-        got = {p: x.shape for p, x in nnx.to_flat_state(loaded.params)}
-        if want != got:
-            diff = sorted(set(want.items()) ^ set(got.items()), key=str)[:6]
-            raise modeling.ModelLoadError(f"{loaded.path}: encoder parameters differ: {diff}")
-        nnx.update(model.encoder, loaded.params)
-        return nnx.state(model, nnx.Param)
-
-    batch = sharding.batch_sharding(mesh)
-    p_train = jax.jit(
-        partial(train_step, model_def=model_def, tx=tx, schedule=schedule, task=task),
-        in_shardings=(shardings, dict.fromkeys((*train_keys, "weight"), batch)),
-        out_shardings=(shardings, sharding.replicated(mesh)),
-        donate_argnums=0,
-    )
-    p_eval = jax.jit(
-        partial(eval_step, model_def=model_def),
-        in_shardings=(shardings.params, dict.fromkeys((*eval_keys, "weight"), batch)),
-        out_shardings=sharding.replicated(mesh),
-    )
-    return Program(
-        model_def=model_def,
-        tx=tx,
-        abstract_state=abstract_state,
-        shardings=shardings,
-        init_params=init_params,
-        init_state=jax.jit(init, in_shardings=(shardings.params, None), out_shardings=shardings),
-        train_step=p_train,
-        eval_step=p_eval,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
 # The loop
 
 
@@ -572,58 +351,67 @@ def run_task(
     eval_every = int(cfg["eval_every_steps"]) or steps["steps_per_epoch"]
     ckpt_every = int(cfg["checkpoint_every_steps"])
     log_every = int(cfg["log_every_steps"])
+    run_steps = steps["run_steps"]
     log = MetricLog(out, start, enabled=is_main)
     watcher = checkpointing.PreemptionWatcher(resume).install()
-    meter = _Throughput(start, steps["run_steps"], enabled=is_main and bool(cfg["progress_bar"]))
+    meter = _Throughput(start, run_steps, enabled=is_main and bool(cfg["progress_bar"]))
+
+    def handle(done_steps: int, metrics: Any) -> None:
+        """One step's metrics to the host: stop on a non-finite loss, count, log."""
+        host = {k: float(v) for k, v in jax.device_get(metrics).items()}
+        if not (host["finite"] and math.isfinite(host["loss"])):
+            raise pretrain_train.NonFiniteLossError(
+                pretrain_train.nonfinite_message(done_steps, host, latest)
+            )
+        meter.add(host["examples"])
+        if done_steps == start + 1:
+            meter.rate()  # the first step includes compilation: not a throughput figure
+        if done_steps % log_every == 0 or done_steps == run_steps:
+            shown = {k: host[k] for k in ("loss", "grad_norm", "learning_rate")}
+            rate = meter.rate()
+            if rate is not None:
+                shown["examples_per_s"] = rate
+            shown["epoch"] = done_steps / steps["steps_per_epoch"]
+            log.write(done_steps, {f"train/{k}": v for k, v in shown.items()})
+            meter.show(done_steps, shown)
+
+    def evaluate(done_steps: int) -> None:
+        """Scores dev; a new best replaces ``best/`` and the predictions file."""
+        nonlocal best
+        scores, preds = _evaluate(task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh)
+        if metric_key not in scores:
+            raise ValueError(
+                f"--config.metric_key={metric_key!r} is not a {task.name} metric "
+                f"(one of {', '.join(scores)})"
+            )
+        history.append({"step": done_steps, **scores})
+        log.write(done_steps, {f"dev/{k}": v for k, v in scores.items()})
+        text = " ".join(f"{k}={v:.4f}" for k, v in scores.items())
+        logging.info("%s: dev at step %d: %s", task.name, done_steps, text)
+        if is_better(scores[metric_key], best["value"]):
+            best = {"value": scores[metric_key], "step": done_steps, "scores": scores}
+            _save_best(out, state.params, pre, task, done_steps, scores, preds)
+
     stopped = "done"
+    pending: tuple[int, Any] | None = None
     try:
-        for step in range(start, steps["run_steps"]):
-            host = train_batch(train_f, seed, step, batch_size, steps["steps_per_epoch"])
-            state, metrics = p_train(state, sharding.global_batch(_local_rows(host), mesh))
-            host_m = {k: float(v) for k, v in jax.device_get(metrics).items()}
-            if not (host_m["finite"] and math.isfinite(host_m["loss"])):
-                raise pretrain_train.NonFiniteLossError(
-                    pretrain_train.nonfinite_message(step + 1, host_m, latest)
-                )
-            meter.add(host_m["examples"])
+        for step in range(start, run_steps):
+            host_batch = train_batch(train_f, seed, step, batch_size, steps["steps_per_epoch"])
+            state, metrics = p_train(state, sharding.global_batch(_local_rows(host_batch), mesh))
+            if pending is not None:
+                handle(*pending)  # the previous step's: the device is already busy with this one
             done_steps = step + 1
-            if step == start:
-                meter.rate()  # the first step includes compilation: not a throughput figure
-            if done_steps % log_every == 0 or done_steps == steps["run_steps"]:
-                shown = {k: host_m[k] for k in ("loss", "grad_norm", "learning_rate")}
-                rate = meter.rate()
-                if rate is not None:
-                    shown["examples_per_s"] = rate
-                shown["epoch"] = done_steps / steps["steps_per_epoch"]
-                log.write(done_steps, {f"train/{k}": v for k, v in shown.items()})
-                meter.show(done_steps, shown)
-            want_eval = done_steps % eval_every == 0 or done_steps == steps["run_steps"]
-            if want_eval:
-                scores, preds = _evaluate(
-                    task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh
-                )
-                if metric_key not in scores:
-                    raise ValueError(
-                        f"--config.metric_key={metric_key!r} is not a {task.name} metric "
-                        f"(one of {', '.join(scores)})"
-                    )
-                value = scores[metric_key]
-                history.append({"step": done_steps, **scores})
-                log.write(done_steps, {f"dev/{k}": v for k, v in scores.items()})
-                logging.info(
-                    "%s: dev at step %d: %s",
-                    task.name,
-                    done_steps,
-                    " ".join(f"{k}={v:.4f}" for k, v in scores.items()),
-                )
-                if is_better(value, best["value"]):
-                    best = {"value": value, "step": done_steps, "scores": scores}
-                    _save_best(out, state.params, pre, task, done_steps, scores, preds)
+            pending = (done_steps, metrics)
+            want_eval = done_steps % eval_every == 0 or done_steps == run_steps
+            want_save = want_eval or (ckpt_every > 0 and done_steps % ckpt_every == 0)
             preempted = watcher.should_stop(done_steps)
-            want_save = want_eval or (ckpt_every and done_steps % ckpt_every == 0)
-            if (want_save or preempted) and done_steps < steps["run_steps"]:
-                meta = {"history": history, "best": best, "step": done_steps}
-                resume.save(done_steps, state, meta)
+            if want_eval or want_save or preempted or done_steps == run_steps:
+                handle(*pending)
+                pending = None
+            if want_eval:
+                evaluate(done_steps)
+            if (want_save or preempted) and done_steps < run_steps:
+                resume.save(done_steps, state, {"history": history, "best": best})
                 resume.wait()
                 latest = done_steps
             if preempted:

@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -487,9 +488,33 @@ def config_from_hf(hf: dict[str, Any], *, dtype: str = "bfloat16") -> ModelConfi
     )
 
 
-def read_hf_tensors(folder: str | os.PathLike) -> dict[str, np.ndarray]:
-    """All tensors of ``model.safetensors`` (or its sharded index) as NumPy arrays."""
-    from safetensors.numpy import load_file
+class HFTensors(Mapping[str, np.ndarray]):
+    """The tensors of safetensors files by name, each read from disk when asked for, so that
+    importing a model holds one tensor at a time beside the model, not a second full copy."""
+
+    def __init__(self, where: dict[str, tuple[Path, str]]):
+        self._where = where  # name -> (file, name in the file)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        from safetensors import safe_open
+
+        path, key = self._where[name]
+        with safe_open(str(path), framework="numpy") as f:
+            return f.get_tensor(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def renamed(self, rename: Callable[[str], str]) -> HFTensors:
+        return HFTensors({rename(name): where for name, where in self._where.items()})
+
+
+def read_hf_tensors(folder: str | os.PathLike) -> HFTensors:
+    """The tensors of ``model.safetensors`` (or its sharded index), read lazily as NumPy."""
+    from safetensors import safe_open
 
     folder = Path(folder)
     single = folder / "model.safetensors"
@@ -503,22 +528,27 @@ def read_hf_tensors(folder: str | os.PathLike) -> dict[str, np.ndarray]:
         raise FileNotFoundError(
             f"{folder} has no model.safetensors (convert PyTorch .bin weights to safetensors)"
         )
-    tensors: dict[str, np.ndarray] = {}
+    where: dict[str, tuple[Path, str]] = {}
     for path in files:
-        tensors.update(load_file(str(path)))
-    return tensors
+        try:
+            with safe_open(str(path), framework="numpy") as f:
+                where.update((key, (path, key)) for key in f.keys())
+        except Exception as err:  # safetensors raises its own error types for bad headers
+            raise ValueError(f"{path}: not a readable safetensors file ({err})") from err
+    return HFTensors(where)
 
 
-def _normalise_names(tensors: dict[str, np.ndarray], base: str) -> dict[str, np.ndarray]:
+def _normalise_names(tensors: HFTensors, base: str) -> HFTensors:
     """Add the ``bert.``/``roberta.`` prefix of base-model checkpoints; legacy gamma/beta."""
-    out = {}
-    for name, value in tensors.items():
+
+    def rename(name: str) -> str:
         name = name.replace("LayerNorm.gamma", "LayerNorm.weight")
         name = name.replace("LayerNorm.beta", "LayerNorm.bias")
         if name.startswith(("embeddings.", "encoder.", "pooler.")):
             name = f"{base}.{name}"
-        out[name] = value
-    return out
+        return name
+
+    return tensors.renamed(rename)
 
 
 def read_hf_config(folder: str | os.PathLike, *, dtype: str = "bfloat16") -> ModelConfig:
@@ -542,7 +572,7 @@ _SHAPE_FIELDS = {
 }
 
 
-def _assign(folder: Path, tensors: dict[str, np.ndarray], pmap: ParamMap) -> list[str]:
+def _assign(folder: Path, tensors: Mapping[str, np.ndarray], pmap: ParamMap) -> list[str]:
     """Copy ``tensors`` into the variables of ``pmap`` (the inverse of `to_hf_state_dict`).
 
     Returns the names ``tensors`` lacks (those variables keep their initial values).

@@ -105,7 +105,9 @@ def write_tokenizer(folder: Path, texts: list[str] | None = None) -> Path:
     return folder
 
 
-def write_tiny_model(folder: Path, tokenizer_dir: Path, arch: str = "bert", seed: int = 0) -> Path:
+def write_tiny_model(
+    folder: Path, tokenizer_dir: Path, arch: str = "bert", seed: int = 0, num_layers: int = 2
+) -> Path:
     """A random tiny encoder (hidden 32, 2 layers, 64 positions) as a Hugging Face folder."""
     from pretrain import hf_export, models
 
@@ -117,7 +119,7 @@ def write_tiny_model(folder: Path, tokenizer_dir: Path, arch: str = "bert", seed
         hidden_size=32,
         intermediate_size=64,
         num_heads=2,
-        num_layers=2,
+        num_layers=num_layers,
         dtype="float32",
     )
     if arch == "bert":

@@ -217,6 +217,24 @@ def test_export_round_trip_is_exact(arch, our_tokenizer, tmp_path):
     np.testing.assert_array_equal(np.asarray(ours), np.asarray(back))
 
 
+def test_sharded_safetensors_folder(our_tokenizer, tmp_path):
+    """``model.safetensors.index.json`` + shards (how transformers saves large models)."""
+    model = _random_model("bert", our_tokenizer)
+    folder = hf_export.write_hf_folder(model, our_tokenizer, tmp_path / "hf")
+    tensors = load_file(str(folder / "model.safetensors"))
+    names = sorted(tensors)
+    shards = {
+        "model-00001-of-00002.safetensors": names[::2],
+        "model-00002-of-00002.safetensors": names[1::2],
+    }
+    for file, keys in shards.items():
+        save_file({k: tensors[k] for k in keys}, str(folder / file), {"format": "pt"})
+    weight_map = {k: file for file, keys in shards.items() for k in keys}
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    (folder / "model.safetensors").unlink()
+    _same_params(model.encoder, load_encoder(folder).encoder)
+
+
 def _save_workdir(workdir: Path, model, tokenizer_dir: Path | str, step: int) -> None:
     from pretrain.train import TrainState
 
@@ -305,6 +323,9 @@ def test_bad_inputs_raise_clear_errors(our_tokenizer, tmp_path):
     del tensors["bert.encoder.layer.1.attention.self.key.weight"]
     save_file(tensors, str(folder / "model.safetensors"))
     with pytest.raises(ModelLoadError, match="missing weights .*layer.1.attention.self.key"):
+        load_encoder(folder)
+    (folder / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{garbage")
+    with pytest.raises(ModelLoadError, match="not a readable safetensors file"):
         load_encoder(folder)
     (folder / "model.safetensors").unlink()
     with pytest.raises(ModelLoadError, match="no model.safetensors"):

@@ -1,6 +1,7 @@
 """RE, NER and MRC end to end on CPU: a tiny random encoder fine-tuned a few steps by the shared
-trainer, predictions written and scored by ``python -m finetune.evaluate`` with the same numbers
-as the trainer's ``metrics.json``.
+trainer through the CLI's `finetune.main.run_all` (``--task re,ner,mrc --config
+finetune/configs/common.py:tiny``), predictions written and scored by ``python -m
+finetune.evaluate`` with the same numbers as the trainer's ``metrics.json``.
 
 The KLUE folder is built from the test fixtures (``tests/fixtures/klue``); the same small
 files serve as train and dev, which is enough to exercise encoding, the head, the loss, the
@@ -13,12 +14,10 @@ import json
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from corpus import klue
-from finetune import evaluate, modeling, trainer
-from finetune.tasks.base import get_task
+from finetune import evaluate, trainer
 from tests.finetune_fixtures import write_tiny_model, write_tokenizer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "klue"
@@ -51,27 +50,35 @@ def tiny_model(tmp_path_factory, klue_dir) -> Path:
     return write_tiny_model(base / "hf", tok, arch="bert")
 
 
-def _config(task: str):
-    import importlib
+def _base_config():
+    """``--config finetune/configs/common.py:tiny`` with a few-step run (applied to each task)."""
+    from finetune.configs import common
 
-    cfg = importlib.import_module(f"finetune.configs.{task}").get_config("tiny")
-    cfg.max_seq_length = 32
-    cfg.global_batch_size = 2
-    cfg.eval_batch_size = 4
-    cfg.max_train_steps = 2  # one epoch of the 3-5 fixture examples: one evaluation
-    cfg.progress_bar = False
-    cfg.log_every_steps = 1
-    return cfg
+    base = common.get_config("tiny")
+    base.max_seq_length = 32
+    base.global_batch_size = 2
+    base.eval_batch_size = 4
+    base.max_train_steps = 2  # one epoch of the 3-5 fixture examples: one evaluation
+    base.progress_bar = False
+    base.log_every_steps = 1
+    return base
 
 
-@pytest.mark.parametrize("task_name", ["re", "ner", "mrc"])
-def test_task_trains_and_its_predictions_score(task_name, klue_dir, tiny_model, tmp_path, capsys):
-    cfg = _config(task_name)
-    task = get_task(task_name, **cfg.get("task_options", {}))
-    out = tmp_path / task_name
-    result = trainer.run_task(cfg, task, modeling.load_pretrained(tiny_model), out, str(klue_dir))
-    assert not result.get("stopped")
+@pytest.fixture(scope="module")
+def finetuned(tmp_path_factory, klue_dir, tiny_model) -> Path:
+    """``python -m finetune --task re,ner,mrc`` (its `run_all`), one model load for the three."""
+    from finetune import main as ft_main
+
+    out = tmp_path_factory.mktemp("runs")
+    ft_main.run_all(_base_config(), list(SOURCES), str(tiny_model), out, str(klue_dir), 1)
+    return out
+
+
+@pytest.mark.parametrize("task_name", list(SOURCES))
+def test_task_trains_and_its_predictions_score(task_name, klue_dir, tiny_model, finetuned, capsys):
+    out = finetuned / task_name
     written = json.loads((out / trainer.METRICS).read_text())
+    assert written["num_train_examples"] > 0 and written["best_step"] is not None
     preds = [json.loads(line) for line in (out / trainer.PREDICTIONS).read_text().splitlines()]
     gold = klue.load(task_name, "dev", klue_dir)
     assert sorted(p["guid"] for p in preds) == sorted(ex.guid for ex in gold)
@@ -79,12 +86,14 @@ def test_task_trains_and_its_predictions_score(task_name, klue_dir, tiny_model, 
         assert [len(p["tags"]) for p in preds] == [len(ex.sentence) for ex in gold]
     if task_name == "re":
         assert all(len(p["probs"]) == 30 for p in preds)
+        vocab = len((tiny_model / "vocab.txt").read_text(encoding="utf-8").splitlines())
+        assert written["model_config"]["vocab_size"] == vocab + 4  # the markers' new rows
 
     capsys.readouterr()
     gold_file = klue.locate(task_name, "dev", klue_dir)
     argv = ["--task", task_name, "--predictions", str(out / trainer.PREDICTIONS)]
     assert evaluate.main([*argv, "--gold", gold_file]) == 0
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed.keys() == written["scores"].keys()
     for key, value in printed.items():
         assert value == pytest.approx(written["scores"][key], nan_ok=True), key
-    assert np.isfinite(printed[task.metric_key]) or task_name == "ner"

@@ -339,3 +339,48 @@ def test_mrc_training_skips_misaligned_answers():
     ex = _mrc(CONTEXT, "질문", [("다라", 0)], guid="bad")
     task, f = _encode([ex, _mrc(CONTEXT, "질문", [("가나", 0)])])
     assert task.skipped == ["bad"] and set(f.example_index.tolist()) == {1}
+
+
+def test_mrc_roberta_inputs_have_no_segment_ids():
+    ex = _mrc(CONTEXT, "질문", [("다라 마바", 3)])
+    tok = make_tokenizer([CONTEXT, "질문"], words=[])
+    f = Mrc(doc_stride=2, max_query_length=2).encode([ex], context_of(tok, False), 12, True)
+    assert not f.arrays["token_type_ids"].any()
+
+
+# ---------------------------------------------------------------------------------------------
+# Real dev data (skipped without ../shared/data): every sentence and example, not a sample.
+
+
+@pytest.mark.slow
+def test_real_ner_dev_round_trip_is_exact_with_a_character_vocabulary(data_dir):
+    """All 5,000 real dev sentences (spaces, symbols, hanja, long ones) through encode ->
+    decode at length 510: with one token per character nothing is lost, so 100 exactly."""
+    sentences = klue.load("ner", "dev", data_dir / "klue")
+    tok = make_tokenizer([s.sentence for s in sentences], words=[])
+    feats = Ner().encode(sentences, context_of(tok), 510, train=False)
+    preds = decode_rows(np.maximum(feats.arrays["labels"], 0), feats, sentences)
+    scores = prediction_files.score_predictions("ner", preds, sentences)
+    assert scores == {"ner_entity_f1": 100.0, "ner_char_f1": 100.0, "ner_char_f1_no_o": 100.0}
+
+
+@pytest.mark.slow
+def test_real_re_dev_markers_survive_and_round_trip(data_dir):
+    """All 7,765 real dev examples: four markers each within length 256, and gold logits
+    decode to the scorer's own perfect predictions."""
+    root = data_dir / "klue"
+    examples, relations = klue.load("re", "dev", root), klue.relations(root)
+    tok = make_tokenizer([e.sentence for e in examples], words=[], markers=True)
+    task = Re(relations=relations)
+    feats = task.encode(examples, context_of(tok), 256, train=False)
+    marker_ids = [tok.token_to_id(m) for m in MARKERS]
+    assert (np.isin(feats.arrays["input_ids"], marker_ids).sum(axis=1) == 4).all()
+    logits = np.full((len(examples), len(relations)), -20.0)
+    logits[np.arange(len(examples)), feats.arrays["label"]] = 20.0
+    preds = task.predict({"logits": logits}, feats, examples)
+    scores = prediction_files.score_predictions("re", preds, examples, relations=relations)
+    perfect = prediction_files.gold_predictions("re", examples, relations)
+    assert scores["re_micro_f1"] == 100.0
+    assert scores == prediction_files.score_predictions(
+        "re", perfect, examples, relations=relations
+    )

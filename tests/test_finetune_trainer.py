@@ -52,8 +52,9 @@ def assets(tmp_path_factory) -> dict[str, Path]:
     return {
         "root": root,
         "klue": write_klue_data(root / "klue"),
-        "bert": write_tiny_model(root / "bert", tok, "bert"),
-        "roberta": write_tiny_model(root / "roberta", tok, "roberta"),
+        # One layer: compilation dominates these runs, and one layer exercises every path.
+        "bert": write_tiny_model(root / "bert", tok, "bert", num_layers=1),
+        "roberta": write_tiny_model(root / "roberta", tok, "roberta", num_layers=1),
         "cache": root / "jax_cache",
     }
 

@@ -143,3 +143,13 @@ def test_trade_head_learns_the_fixture_dialogues():
     preds = task.predict(out, feats, dialogues)
     scores = prediction_files.score_predictions("wos", preds, dialogues)
     assert scores["wos_slot_f1"] > 50.0, scores
+
+
+def test_real_dev_sample_serves_as_data_when_no_dev_split(data_dir):
+    """The shared data has only the release's 10-dialogue dev sample: it is split by guid hash
+    and the result is flagged as not comparable to the paper."""
+    task = WosTask()
+    splits = task.load_splits(data_dir / "klue", 0.2)
+    assert len(splits.train) + len(splits.dev) == 10 and splits.dev and splits.train
+    assert not splits.comparable and "10-dialogue dev sample" in splits.note
+    assert len(task.slots) == 45

@@ -135,21 +135,27 @@ class Re(KlueTask):
     metric_key = "re_micro_f1"
     extra_tokens = MARKERS
 
+    #: The relation list the latest `load_splits` read, for instances that did not load the
+    #: splits themselves (a caller may load splits with one instance and train with another).
+    _loaded_relations: tuple[str, ...] | None = None
+
     def __init__(self, relations: Sequence[str] | None = None):
         self._relations = tuple(relations) if relations is not None else None
 
     @property
     def relations(self) -> tuple[str, ...]:
-        """Relation names in id order (``relation_list.json``); known after `load_splits`."""
-        if self._relations is None:
+        """Relation names in id order: those given to the constructor, else the
+        ``relation_list.json`` that `load_splits` read (this instance's or the latest one's)."""
+        names = self._relations or Re._loaded_relations
+        if names is None:
             raise RuntimeError("RE: relation list unknown; call load_splits(data_dir) first")
-        return self._relations
+        return names
 
     def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
         from corpus import klue
 
         splits = super().load_splits(data_dir, dev_fraction)
-        self._relations = klue.relations(data_dir)
+        self._relations = Re._loaded_relations = klue.relations(data_dir)
         return splits
 
     def encode(

@@ -46,7 +46,16 @@ import numpy as np
 from flax import nnx
 
 from corpus.klue.wos import WosDialogue, split_state
-from finetune.tasks.base import EncodeContext, Features, KlueTask, Splits, TaskDataError, register
+from finetune.tasks.base import (
+    NOT_COMPARABLE,
+    EncodeContext,
+    Features,
+    KlueTask,
+    Splits,
+    TaskDataError,
+    register,
+    split_by_guid,
+)
 
 GATES = ("none", "dontcare", "ptr", "yes", "no")
 _GATE_ID = {g: i for i, g in enumerate(GATES)}
@@ -207,9 +216,27 @@ class WosTask(KlueTask):
         self.values = {k: tuple(v) for k, v in slots.items()}
 
     def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
+        """The official splits; without a dev split but with the release's 10-dialogue sample
+        (``wos-v1.1_dev_sample_10.json``), that sample split by guid hash, flagged."""
         from corpus import klue
 
-        splits = super().load_splits(data_dir, dev_fraction)
+        try:
+            splits = super().load_splits(data_dir, dev_fraction)
+        except TaskDataError:
+            root = klue.resolve_klue_dir(data_dir)
+            sample = klue.locate("wos", "dev_sample_10", root)
+            if sample is None or klue.locate("wos", "train", root) is not None:
+                raise
+            train, dev = split_by_guid(klue.load("wos", "dev_sample_10", root), dev_fraction)
+            if not train or not dev:
+                raise
+            note = (
+                f"{NOT_COMPARABLE}: only the 10-dialogue dev sample {sample} is present; trained "
+                f"on {len(train)} and evaluated on {len(dev)} of its dialogues, split by SHA-256 "
+                f"of the guid (dev_fraction {dev_fraction})"
+            )
+            source = f"{sample} (split by guid hash)"
+            splits = Splits(train, dev, False, note, source, source)
         try:
             self.set_ontology(klue.ontology(klue.resolve_klue_dir(data_dir)).slots)
         except FileNotFoundError as e:

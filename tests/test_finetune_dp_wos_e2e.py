@@ -1,0 +1,90 @@
+"""DP and WoS end to end on CPU: a tiny random encoder fine-tuned a few steps by the shared
+trainer through the CLI's `finetune.main.run_all` (the path of ``--task dp,wos``), predictions
+written, and ``python -m finetune.evaluate`` printing the trainer's numbers on them.
+
+The KLUE folder is built from the fixtures (the train files double as dev); the parser is
+shrunk through the configs' ``task_options`` (as ``--config.task_options.lstm_size=...``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpus import klue
+from finetune import evaluate, trainer
+from tests.finetune_fixtures import write_tiny_model, write_tokenizer
+
+FIXTURES = Path(__file__).parent / "fixtures" / "klue"
+SOURCES = {
+    "dp": ("klue-dp-v1.1", "klue-dp-v1.1_train.tsv", "klue-dp-v1.1_dev.tsv"),
+    "wos": ("wos-v1.1", "wos-v1.1_train.json", "wos-v1.1_dev.json"),
+}
+
+
+@pytest.fixture(scope="module")
+def klue_dir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("klue")
+    for folder, train, dev in SOURCES.values():
+        shutil.copytree(FIXTURES / folder, root / folder)
+        shutil.copy(FIXTURES / folder / train, root / folder / dev)
+    return root
+
+
+@pytest.fixture(scope="module")
+def finetuned(tmp_path_factory, klue_dir) -> Path:
+    from finetune import main as ft_main
+    from finetune.configs import common
+
+    texts = [w.word_form for s in klue.load("dp", "train", klue_dir) for w in s.words]
+    texts += [t.text for d in klue.load("wos", "train", klue_dir) for t in d.turns]
+    onto = klue.ontology(klue_dir)
+    texts += [v for vals in onto.slots.values() for v in vals] + list(onto.slots) + ["none"]
+    base_dir = tmp_path_factory.mktemp("model")
+    model = write_tiny_model(base_dir / "hf", write_tokenizer(base_dir / "tok", texts))
+    base = common.get_config("tiny")
+    base.max_seq_length = 64
+    base.global_batch_size = 2
+    base.eval_batch_size = 4
+    base.max_train_steps = 2
+    base.progress_bar = False
+    base.log_every_steps = 1
+    out = tmp_path_factory.mktemp("runs")
+    real_task_config = ft_main.task_config
+
+    def small(task, cfg):  # the parser at test size, as --config.task_options.* would set it
+        c = real_task_config(task, cfg)
+        if task == "dp":
+            c.task_options.update(lstm_size=16, arc_space=16, type_space=8, pos_dim=8)
+        return c
+
+    ft_main.task_config = small
+    try:
+        ft_main.run_all(base, list(SOURCES), str(model), out, str(klue_dir), 1)
+    finally:
+        ft_main.task_config = real_task_config
+    return out
+
+
+@pytest.mark.parametrize("task_name", list(SOURCES))
+def test_task_trains_and_its_predictions_score(task_name, klue_dir, finetuned, capsys):
+    out = finetuned / task_name
+    written = json.loads((out / trainer.METRICS).read_text())
+    assert written["num_train_examples"] > 0 and written["best_step"] is not None
+    preds = [json.loads(line) for line in (out / trainer.PREDICTIONS).read_text().splitlines()]
+    gold = klue.load(task_name, "dev", klue_dir)
+    if task_name == "dp":
+        assert [len(p["heads"]) for p in preds] == [len(s.words) for s in gold]
+    else:
+        assert len(preds) == sum(len(d.user_turns()) for d in gold)
+    capsys.readouterr()
+    argv = ["--task", task_name, "--predictions", str(out / trainer.PREDICTIONS)]
+    assert evaluate.main([*argv, "--gold", klue.locate(task_name, "dev", klue_dir)]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed.keys() == written["scores"].keys()
+    for key, value in printed.items():
+        assert value == pytest.approx(written["scores"][key], nan_ok=True), key
+    table = (finetuned / "results.md").read_text()
+    assert ("DP UAS" if task_name == "dp" else "DST JGA") in table
