@@ -222,7 +222,12 @@ def run_one(name: str, data: Path | None, tmp: Path) -> dict:
     return out
 
 
-def render(results: list[dict], header: str, footer: str) -> str:
+def render(results: list[dict], header: str, footer: str, only: list[str] | None = None) -> str:
+    partial = (
+        [f"**Partial run** (`--only {' '.join(only)}`): the other benchmarks were not run.", ""]
+        if only
+        else []
+    )
     lines = [
         "# Benchmark results (`make bench`, small settings)",
         "",
@@ -231,6 +236,7 @@ def render(results: list[dict], header: str, footer: str) -> str:
         "each stage's docs. ratio = ours / reference (higher is better for us; for the loader,",
         "how many times faster it produces examples than one train step consumes them).",
         "",
+        *partial,
         f"Machine at the start: {header}",
         f"Machine at the end: {footer}",
         "",
@@ -288,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in unknown
         if not args.only
     ]
-    Path(args.output).write_text(render(results, header, machine()), encoding="utf-8")
+    Path(args.output).write_text(render(results, header, machine(), args.only), encoding="utf-8")
     print(f"bench: wrote {args.output}")
     return 1 if any("error" in r and not r["error"].startswith("skipped") for r in results) else 0
 

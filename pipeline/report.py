@@ -275,6 +275,14 @@ def write_demo_report(
         f"| **total** | {sum(spans.values()):,} in {clean.get('changed', 0):,} of "
         f"{clean.get('read', 0):,} sentences |"
     )
+    by_field = clean.get("spans_by_field", {})
+    if by_field:
+        lines.append("")
+        lines.append(
+            "By record field: "
+            + ", ".join(f"`{k}` {v:,}" for k, v in sorted(by_field.items()))
+            + " (a field other than `text` is record metadata, e.g. a Wikipedia page's URL)."
+        )
     key = out / "pseudonym.key"
     lines.append("")
     lines.append(

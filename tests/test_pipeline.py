@@ -138,3 +138,12 @@ def test_runner_reuses_finished_stages_and_passes_sigterm_to_the_stage(tmp_path)
     stdout, _ = proc.communicate(timeout=120)
     assert "first              reused" in stdout
     assert marker.read_text() == "stopped cleanly"
+
+
+@pytest.mark.parametrize("module", ["pipeline.demo", "pipeline.ablate", "bench"])
+def test_help(module):
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "usage" in proc.stdout.lower()
