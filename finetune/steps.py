@@ -60,6 +60,10 @@ def optimizer_config(cfg: Mapping[str, Any], steps: Mapping[str, int]) -> dict[s
         "adam_b2": float(cfg["adam_b2"]),
         "adam_eps": float(cfg["adam_eps"]),
         "max_grad_norm": float(cfg["max_grad_norm"]),
+        # The rest of pretrain.optimizer.TrainSettings: fine-tuning has no accumulation, and the
+        # optimiser does not depend on the seed (kept constant so seeds share compiled programs).
+        "grad_accum_steps": 1,
+        "seed": 0,
     }
 
 

@@ -47,7 +47,7 @@ import numpy as np
 from finetune import modeling
 from finetune.steps import build_program, optimizer_config, plan_steps
 from finetune.tasks.base import EncodeContext, Features, Splits, Task
-from pretrain import checkpointing, sharding
+from pretrain import checkpointing, sharding, supervision
 from pretrain import train as pretrain_train
 from pretrain.metric_log import MetricLog
 
@@ -353,7 +353,10 @@ def run_task(
     log_every = int(cfg["log_every_steps"])
     run_steps = steps["run_steps"]
     log = MetricLog(out, start, enabled=is_main)
-    watcher = checkpointing.PreemptionWatcher(resume).install()
+    # SIGTERM -> a flag; several processes act on it at the same step (`HostAgreement`, as
+    # pretraining does), so every host saves the same step and stops.
+    watcher = supervision.PreemptionWatcher().install()
+    agreement = supervision.HostAgreement(mesh, every=1, size=1)
     meter = _Throughput(start, run_steps, enabled=is_main and bool(cfg["progress_bar"]))
 
     def handle(done_steps: int, metrics: Any) -> None:
@@ -404,7 +407,7 @@ def run_task(
             pending = (done_steps, metrics)
             want_eval = done_steps % eval_every == 0 or done_steps == run_steps
             want_save = want_eval or (ckpt_every > 0 and done_steps % ckpt_every == 0)
-            preempted = watcher.should_stop(done_steps)
+            preempted = bool(agreement.poll(done_steps, (watcher.requested,))[0])
             if want_eval or want_save or preempted or done_steps == run_steps:
                 handle(*pending)
                 pending = None
@@ -418,7 +421,7 @@ def run_task(
                 stopped = "preempted"
                 logging.warning(
                     "%s at step %d: checkpoint saved; rerun the same command to resume",
-                    watcher.signal_name,
+                    watcher.signal_name or "a preemption signal on another host",
                     done_steps,
                 )
                 break

@@ -54,8 +54,8 @@ def finetuned(tmp_path_factory, klue_dir) -> Path:
     out = tmp_path_factory.mktemp("runs")
     real_task_config = ft_main.task_config
 
-    def small(task, cfg):  # the parser at test size, as --config.task_options.* would set it
-        c = real_task_config(task, cfg)
+    def small(task, cfg, overrides=None):  # the parser at test size, as --config.task_options.*
+        c = real_task_config(task, cfg, overrides)
         if task == "dp":
             c.task_options.update(lstm_size=16, arc_space=16, type_space=8, pos_dim=8)
         return c

@@ -365,9 +365,11 @@ def test_real_data_rate_and_80_10_10(kowiki, objective):
 def test_real_data_nsp_balance(kowiki):
     c = examples_manifest(kowiki["bert"])["counts"]
     share = c["nsp_random_next"] / c["examples"]
-    # 50% NotNext for chunks of 2+ segments; a lone segment at a document's end is always
-    # NotNext (google-research/bert does the same), which adds a few points.
-    assert 0.47 < share < 0.60, share
+    # 50% NotNext for chunks of 2+ segments; a lone segment (at a document's end, or one longer
+    # than the target length) is always NotNext (google-research/bert does the same), which adds
+    # points that depend on the tokenizer: 0.53 with the old 4k alphabet, 0.62 with the
+    # coverage alphabet of issue #16 (longer segments at 4k pieces, more of them alone).
+    assert 0.47 < share < 0.66, share
     loader = make_loader(kowiki["bert"], global_batch_size=64, seed=0)
     labels = np.concatenate([loader.batch(s)["nsp_labels"] for s in range(20)])
     assert 0.40 < labels.mean() < 0.66
