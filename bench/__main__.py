@@ -186,9 +186,11 @@ def machine() -> str:
         f"Python {platform.python_version()}; load average {load}"  # fmt: skip
 
 
-def _fmt(v: float | None) -> str:
+def _fmt(v: object) -> str:
     if v is None:
         return "-"
+    if not isinstance(v, int | float):
+        return str(v)
     return f"{v:,.0f}" if v >= 100 else f"{v:,.3g}"
 
 
@@ -249,12 +251,12 @@ def render(results: list[dict], header: str, footer: str, only: list[str] | None
             lines.append(f"| {r['name']} | {r['error']} | | | | | | |")
             continue
         for row in r["rows"]:
-            ratio = row["ours"] / row["ref"] if row.get("ref") else None
+            num = (int, float)
+            ok = isinstance(row.get("ours"), num) and isinstance(row.get("ref"), num)
+            ratio = row["ours"] / row["ref"] if ok and row["ref"] else None
             mem = ""
             if row.get("peak_mb") is not None:
-                mem = f"{row['peak_mb']:,.0f} / " + (
-                    f"{row['ref_peak_mb']:,.0f}" if row.get("ref_peak_mb") is not None else "-"
-                )
+                mem = f"{_fmt(row['peak_mb'])} / {_fmt(row.get('ref_peak_mb'))}"
             lines.append(
                 f"| {r['name']} | {row['what']} | {row['reference']} | {row['unit']} | "
                 f"{_fmt(row['ours'])} | {_fmt(row.get('ref'))} | "
