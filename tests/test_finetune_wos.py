@@ -118,4 +118,3 @@ def test_real_dev_sample_serves_as_data_when_no_dev_split(data_dir):
     assert len(splits.train) + len(splits.dev) == 10 and splits.dev and splits.train
     assert not splits.comparable and "10-dialogue dev sample" in splits.note
     assert len(task.slots) == 45
-
