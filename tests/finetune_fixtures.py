@@ -129,3 +129,45 @@ def write_tiny_model(
     config = base.replace(**changes)
     model = models.build_model(config, seed=seed)
     return hf_export.write_hf_folder(model, tokenizer_dir, folder)
+
+
+def fit_full_batch(task, features, vocab_size: int, steps: int, lr: float = 3e-3, seed: int = 0):
+    """`finetune.modeling.FinetuneModel` (a tiny encoder, no dropout, + ``task``'s head)
+    trained on all of ``features`` as one batch with Adam for ``steps`` steps, the task's own
+    loss. Returns ``(model, batch, first loss, last loss)``; ``model(batch,
+    deterministic=True)`` gives the head's evaluation outputs."""
+    import dataclasses
+
+    import jax.numpy as jnp
+    import optax
+    from flax import nnx
+
+    from finetune.modeling import FinetuneModel
+    from pretrain import models
+
+    cfg = dataclasses.replace(
+        models.PRESETS["tiny"],
+        vocab_size=vocab_size,
+        dtype="float32",
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+    )
+    model = FinetuneModel(cfg, task, add_pooler=True, rngs=nnx.Rngs(seed))
+    batch = {k: jnp.asarray(v) for k, v in features.arrays.items()}
+    batch["weight"] = jnp.ones(len(features), jnp.float32)
+    opt = nnx.Optimizer(model, optax.adam(lr), wrt=nnx.Param)
+
+    @nnx.jit
+    def step(model, opt):
+        def loss_fn(m):
+            total, count = task.loss(m(batch, deterministic=False), batch)
+            return total / count
+
+        loss, grads = nnx.value_and_grad(loss_fn)(model)
+        opt.update(model, grads)
+        return loss
+
+    first = last = float(step(model, opt))
+    for _ in range(steps - 1):
+        last = float(step(model, opt))
+    return model, batch, first, last

@@ -3,13 +3,11 @@ and the real dev sample), and the TRADE head learning the fixture dialogues."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 import pytest
 from flax import nnx
 
@@ -17,7 +15,7 @@ from corpus import klue
 from finetune import prediction_files
 from finetune.tasks.base import EncodeContext
 from finetune.tasks.wos import GATES, WosTask, history_ids
-from pretrain import models
+from tests.finetune_fixtures import fit_full_batch
 from tokenizer.wordpiece import SPECIAL_TOKENS, build_tokenizer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "klue"
@@ -94,41 +92,8 @@ def test_trade_head_learns_the_fixture_dialogues():
     task = WosTask(dropout=0.0)
     task.set_ontology(onto.slots)
     feats = task.encode(dialogues, ctx, 96, train=True)
-    cfg = dataclasses.replace(
-        models.PRESETS["tiny"], vocab_size=ctx.tokenizer.get_vocab_size(), dtype="float32"
-    )
-    rngs = nnx.Rngs(0)
-
-    class Model(nnx.Module):
-        def __init__(self):
-            self.encoder = models.Encoder(cfg, rngs=rngs)
-            self.head = task.make_head(cfg, rngs)
-
-        def __call__(self, b, deterministic):
-            seq, pooled = self.encoder(
-                b["input_ids"], b["token_type_ids"], b["attention_mask"], deterministic=True
-            )
-            emb = self.encoder.embeddings.word_embeddings.embedding[...]
-            return self.head(seq, pooled, b, deterministic=deterministic, word_embeddings=emb)
-
-    model = Model()
-    batch = {k: jnp.asarray(v) for k, v in feats.arrays.items()}
-    batch["weight"] = jnp.ones(len(feats), jnp.float32)
-    opt = nnx.Optimizer(model, optax.adam(3e-3), wrt=nnx.Param)
-
-    @nnx.jit
-    def step(model, opt):
-        def loss_fn(m):
-            s, c = task.loss(m(batch, deterministic=False), batch)
-            return s / c
-
-        loss, grads = nnx.value_and_grad(loss_fn)(model)
-        opt.update(model, grads)
-        return loss
-
-    first = float(step(model, opt))
-    for _ in range(80):
-        last = float(step(model, opt))
+    vocab = ctx.tokenizer.get_vocab_size()
+    model, batch, first, last = fit_full_batch(task, feats, vocab, steps=81)
     assert np.isfinite(first) and last < 0.2 * first, (first, last)
     forward = nnx.jit(lambda m, b, d: m(b, deterministic=d), static_argnums=2)
     out = jax.tree.map(np.asarray, forward(model, batch, True))
