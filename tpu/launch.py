@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tpu import commands
 from tpu.commands import Step
-from tpu.settings import FIELDS, SettingsError, make_settings
+from tpu.settings import FIELDS, SettingsError, make_settings, split_passthrough
 
 SUBCOMMANDS = ("create", "setup", "stage", "train", "logs", "status", "resume", "delete")
 
@@ -179,12 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
     # Everything after `--` goes to pretrain.main (train/resume), e.g. -- --config.stop_at_step=N
-    overrides: list[str] = []
-    if "--" in argv:
-        i = argv.index("--")
-        argv, overrides = argv[:i], argv[i + 1 :]
+    argv, overrides = split_passthrough(argv)
     args = build_parser().parse_args(argv)
     args.overrides = overrides
     runner = Runner(args.dry_run)

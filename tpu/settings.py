@@ -133,6 +133,17 @@ class Settings:
 FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 
 
+def split_passthrough(argv: list[str] | None) -> tuple[list[str], list[str]]:
+    """``[own flags] -- [flags for pretrain.main]`` -> (own, passed through); sys.argv if None."""
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in argv:
+        return argv, []
+    i = argv.index("--")
+    return argv[:i], argv[i + 1 :]
+
+
 def read_env_file(path: str | Path) -> dict[str, str]:
     """``KEY=VALUE`` lines -> {field: value}; unknown keys are an error naming file and line."""
     out: dict[str, str] = {}

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from tpu.settings import split_passthrough
+
 UPLOAD_SECONDS = 60.0
 
 
@@ -88,12 +90,7 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--" in argv:
-        i = argv.index("--")
-        own, rest = argv[:i], argv[i + 1 :]
-    else:
-        own, rest = argv, []
+    own, rest = split_passthrough(argv)
     parser = argparse.ArgumentParser(
         prog="python -m tpu.worker",
         description="Runs pretrain.main on this host with a log file uploaded to a bucket.",
