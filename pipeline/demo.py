@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wiki-files", type=int, default=4, help="Wikipedia files to train on")
     p.add_argument(
         "--vocab", type=int, default=None,
-        help=f"tokenizer vocabulary size (default 8000; {inputs.EMBEDDED_VOCAB} for the embedded corpus)",
+        help=f"tokenizer vocabulary (default 8000; {inputs.EMBEDDED_VOCAB} on the embedded corpus)",
     )  # fmt: skip
     p.add_argument("--steps", type=int, default=300, help="pretraining steps (tiny model)")
     p.add_argument(
