@@ -50,7 +50,7 @@ class Scale:
     pretrain: chain.PretrainSettings
     finetune_config: str
     finetune_overrides: tuple[str, ...] = ()
-    embedded_vocab: int = 700
+    embedded_vocab: int = inputs.EMBEDDED_VOCAB
 
 
 SCALES = {

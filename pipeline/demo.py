@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wiki-files", type=int, default=4, help="Wikipedia files to train on")
     p.add_argument(
         "--vocab", type=int, default=None,
-        help="tokenizer vocabulary size (default 8000; 700 for the embedded corpus)",
+        help=f"tokenizer vocabulary (default 8000; {inputs.EMBEDDED_VOCAB} on the embedded corpus)",
     )  # fmt: skip
     p.add_argument("--steps", type=int, default=300, help="pretraining steps (tiny model)")
     p.add_argument(
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.output)
     data = None if args.embedded else find_data(args)
     corpus = inputs.corpus_inputs(data, args.wiki_files, out)
-    vocab = args.vocab or (700 if corpus.embedded else 8000)
+    vocab = args.vocab or (inputs.EMBEDDED_VOCAB if corpus.embedded else 8000)
     wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
     runnable, not_run = finetune_tasks()
     tasks = [t for t in wanted if t in runnable]

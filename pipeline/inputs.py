@@ -31,6 +31,9 @@ EMBEDDED_KLUE = REPO_ROOT / "tests" / "fixtures" / "klue"
 TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
 #: Paragraphs of the embedded corpus held out (not trained on) for held-out statistics.
 EMBEDDED_HELD_OUT = 6
+# The embedded corpus (48 training paragraphs) supports about 640 entries with the coverage
+# alphabet and the pruning of units seen once (tokenizer.train says so when asked for more).
+EMBEDDED_VOCAB = 600
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import inputs
+
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("ynat", "sts", "nli", "ner", "re", "dp", "mrc", "wos")
 #: Fine-tuning at smoke size: a few examples, one short epoch.
@@ -57,7 +59,8 @@ def test_demo_chain_writes_every_stage_and_the_report(tmp_path):
     clean = json.loads((out / "clean" / "stats.json").read_text())
     assert clean["read"] == dec["kept"] and dec["read"] > 200
     assert (out / "pseudonym.key").stat().st_mode & 0o077 == 0
-    assert json.loads((out / "tokenizer" / "train_stats.json").read_text())["vocab_size"] == 700
+    vocab = json.loads((out / "tokenizer" / "train_stats.json").read_text())["vocab_size"]
+    assert vocab == inputs.EMBEDDED_VOCAB
     stats = json.loads((out / "tokenizer_stats.json").read_text())["results"][0]
     assert stats["method"] == "morpheme-bpe" and stats["tokens"] > 0
     for ex in (out / "examples", out / "heldout" / "examples"):
