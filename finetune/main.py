@@ -189,13 +189,6 @@ def run_all(
     return 0
 
 
-class _QuietLibraries(logging.Filter):
-    """Drops orbax's per-save INFO chatter; keeps warnings."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or "orbax" not in record.pathname
-
-
 def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
@@ -203,9 +196,9 @@ def main(argv: list[str]) -> int:
     from pretrain import sharding
 
     sharding.maybe_initialize_distributed(base.distributed)
-    logging.getLogger().setLevel(logging.INFO)
-    for handler in logging.getLogger().handlers + logging.getLogger("absl").handlers:
-        handler.addFilter(_QuietLibraries())
+    from pretrain.metric_log import log_info_without_library_chatter
+
+    log_info_without_library_chatter()
 
     from corpus.textio import InputError
     from finetune import modeling

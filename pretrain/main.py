@@ -25,13 +25,6 @@ flags.DEFINE_string("workdir", None, "run folder: checkpoints, TensorBoard event
 flags.mark_flags_as_required(["config", "workdir"])
 
 
-class _QuietLibraries(logging.Filter):
-    """Drops orbax's per-save INFO chatter (dozens of lines per checkpoint); keeps warnings."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or "orbax" not in record.pathname
-
-
 def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
@@ -50,9 +43,9 @@ def main(argv: list[str]) -> int:
     preemption = supervision.PreemptionWatcher().install()
     train.use_compilation_cache(cfg.get("compilation_cache_dir", ""))
 
-    logging.getLogger().setLevel(logging.INFO)
-    for handler in logging.getLogger().handlers + logging.getLogger("absl").handlers:
-        handler.addFilter(_QuietLibraries())
+    from pretrain.metric_log import log_info_without_library_chatter
+
+    log_info_without_library_chatter()
     try:
         summary = train.train_and_evaluate(cfg, FLAGS.workdir, preemption=preemption)
     except train.NonFiniteLossError as e:

@@ -215,3 +215,17 @@ class IntervalMeter:
         self._t0 = now if self._t0 is not None else None
         self._reset()
         return out
+
+
+class _QuietLibraries(logging.Filter):
+    """Drops orbax's per-save INFO chatter (dozens of lines per checkpoint); keeps warnings."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or "orbax" not in record.pathname
+
+
+def log_info_without_library_chatter() -> None:
+    """INFO logging for a training CLI (pretrain.main, finetune), minus orbax's chatter."""
+    logging.getLogger().setLevel(logging.INFO)
+    for handler in logging.getLogger().handlers + logging.getLogger("absl").handlers:
+        handler.addFilter(_QuietLibraries())
