@@ -23,6 +23,7 @@ from safetensors.numpy import load_file, save_file
 from finetune import pretrained
 from finetune.pretrained import ModelLoadError, load_encoder
 from pretrain import checkpointing, hf_export, models
+from tests.pretrain_fixtures import perturbed_tiny_model
 
 PAIRS = [
     ("안녕하세요 저는 학생입니다.", "오늘은 날씨가 좋다!"),
@@ -178,16 +179,8 @@ def test_vocab_txt_only_tokenizer_matches_transformers(tmp_path):
 
 
 def _random_model(arch: str, tokenizer_dir: Path, seed: int = 0) -> models.PretrainingModel:
-    name = "tiny" if arch == "bert" else "tiny-roberta"
     n = len((tokenizer_dir / "vocab.txt").read_text(encoding="utf-8").splitlines())
-    config = models.PRESETS[name].replace(vocab_size=n, dtype="float32")
-    model = models.build_model(config, seed=seed)
-    params = nnx.state(model, nnx.Param)
-    leaves, treedef = jax.tree.flatten(params)
-    keys = jax.random.split(jax.random.key(seed + 7), len(leaves))
-    leaves = [x + 0.1 * jax.random.normal(k, x.shape) for x, k in zip(leaves, keys, strict=True)]
-    nnx.update(model, jax.tree.unflatten(treedef, leaves))
-    return model
+    return perturbed_tiny_model(arch, n, seed)
 
 
 @pytest.fixture

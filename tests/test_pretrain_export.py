@@ -19,6 +19,7 @@ from safetensors.numpy import load_file
 from pretrain import export as export_cli
 from pretrain import hf_export, models
 from pretrain.models import PRESETS
+from tests.pretrain_fixtures import perturbed_tiny_model
 
 VOCAB = 100
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -33,13 +34,7 @@ def tiny(arch: str) -> models.ModelConfig:
 
 def random_model(arch: str, seed: int = 0) -> models.PretrainingModel:
     """Tiny model with every parameter perturbed, so biases and LayerNorms are not trivial."""
-    model = models.build_model(tiny(arch), seed=seed)
-    params = nnx.state(model, nnx.Param)
-    leaves, treedef = jax.tree.flatten(params)
-    keys = jax.random.split(jax.random.key(seed + 100), len(leaves))
-    leaves = [x + 0.1 * jax.random.normal(k, x.shape) for x, k in zip(leaves, keys, strict=True)]
-    nnx.update(model, jax.tree.unflatten(treedef, leaves))
-    return model
+    return perturbed_tiny_model(arch, VOCAB, seed)
 
 
 @pytest.fixture

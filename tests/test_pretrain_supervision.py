@@ -20,29 +20,16 @@ import pytest
 from flax import nnx
 
 from pretrain import bootstrap, checkpointing, metric_log, models, supervision, train
-from pretrain.configs import default, tiny
+from pretrain.configs import default
+from tests.pretrain_fixtures import L, P, synthetic_tiny_config
 
 REPO = Path(__file__).resolve().parent.parent
-L, P, B = 32, 5, 8
 
 
 def _cfg(**changes):
-    c = tiny.get_config()
-    c.data.synthetic = True
-    c.data.max_seq_length = L
-    c.data.max_predictions_per_seq = P
-    c.global_batch_size = B
-    c.num_train_steps = 20
-    c.warmup_steps = 4
-    c.learning_rate = 3e-3
-    c.log_every_steps = 1
-    c.eval_every_steps = 1000
-    c.progress_bar = False
-    # The same program as tests/test_pretrain_train.py (compiled once per process).
-    c.model_overrides = {"hidden_dropout": 0.0, "attention_dropout": 0.0, "dtype": "float32"}
-    for k, v in changes.items():
-        c[k] = v
-    return c
+    """The shared tiny synthetic config (the same program as tests/test_pretrain_train.py),
+    without periodic evaluation."""
+    return synthetic_tiny_config(**{"eval_every_steps": 1000, **changes})
 
 
 def test_time_based_saves_and_milestones_under_a_fake_clock(tmp_path, caplog):

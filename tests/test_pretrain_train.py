@@ -19,32 +19,12 @@ from flax import nnx
 
 from pretrain import bootstrap, checkpointing, metric_log, models, sharding, train
 from pretrain.configs import tiny
-
-L, P, B = 32, 5, 8
+from tests.pretrain_fixtures import B, L, P, synthetic_tiny_config
 
 
 def _cfg(**changes):
-    c = tiny.get_config()
-    c.data.synthetic = True
-    c.data.max_seq_length = L
-    c.data.max_predictions_per_seq = P
-    c.global_batch_size = B
-    c.num_train_steps = 20
-    c.warmup_steps = 4
-    c.learning_rate = 3e-3
-    c.log_every_steps = 1
-    c.eval_steps = 1
-    c.progress_bar = False
-    # float32 and no dropout, so runs with micro-batches can be compared to full batches; one
-    # compiled program shared by the tests (runs differ only in fields outside PROGRAM_FIELDS).
-    c.model_overrides = {"hidden_dropout": 0.0, "attention_dropout": 0.0, "dtype": "float32"}
-    for k, v in changes.items():
-        target = c
-        *path, last = k.split(".")
-        for part in path:
-            target = target[part]
-        target[last] = v
-    return c
+    """The shared tiny synthetic config, evaluated on one batch."""
+    return synthetic_tiny_config(**{"eval_steps": 1, **changes})
 
 
 def _batch(seed: int = 0, batch_size: int = B) -> dict[str, np.ndarray]:
