@@ -37,6 +37,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -454,15 +455,22 @@ def _execute(stage, process, jobs, workers, executor, init, init_args, ray_addre
             tick(job)
     else:
         # spawn: workers start clean (no inherited locks or threads), so the same
-        # code is safe whatever the parent imported.
+        # code is safe whatever the parent imported. ProcessPoolExecutor rather than
+        # multiprocessing.Pool: a worker that dies is reported (BrokenProcessPool) instead of
+        # `get()` waiting forever, and leaving the pool after a failed shard does not hang in
+        # Pool.terminate() (seen once in tests/test_executor.py under heavy load).
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(min(workers, len(jobs))) as pool:
-            pending = [
-                (job, pool.apply_async(run_shard, (process, job, init, init_args))) for job in jobs
-            ]
-            for job, res in pending:
-                res.get()
-                tick(job)
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx) as pool:
+            pending = [(job, pool.submit(run_shard, process, job, init, init_args)) for job in jobs]
+            try:
+                for job, fut in pending:
+                    fut.result()
+                    tick(job)
+            except BaseException:
+                # Shards not started are dropped; running ones finish (each shard writes its
+                # output atomically, so a rerun resumes from them) before the error surfaces.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     if bar is not None:
         bar.close()
 

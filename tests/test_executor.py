@@ -197,3 +197,15 @@ def test_worker_errors_reach_the_parent(tmp_path):
         run_stage("toy", [str(src)], str(tmp_path / "a"), failing_shard, {}, workers=2)
     with pytest.raises(InputError, match=r"f0.txt:3: malformed JSON"):
         run_stage("toy", [str(src)], str(tmp_path / "b"), bad_input_shard, {}, workers=2)
+
+
+def dying_shard(job: ShardJob) -> dict:
+    os._exit(7)  # a worker killed mid-shard (OOM killer, kill -9), not an exception
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(tmp_path):
+    from concurrent.futures.process import BrokenProcessPool
+
+    src = _inputs(tmp_path, 2)
+    with pytest.raises(BrokenProcessPool):
+        run_stage("toy", [str(src)], str(tmp_path / "a"), dying_shard, {}, workers=2)
