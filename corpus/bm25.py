@@ -380,7 +380,11 @@ class BM25Index:
         self._df = np.diff(self.weights.indptr)
         # W[t, d] = idf(t) * (k1 + 1) * tf / (tf + norm(d)) <= idf(t) * g(d): one factor per
         # document (small for long ones), a per-pair bound on unseen terms' weights
-        ratio = by_doc.data / self.idf[by_doc.indices]
+        # The bounds assume non-negative weights: a tiny index whose floored idfs are not all
+        # positive (mean idf <= 0) is scored exhaustively by `best_above` instead.
+        self._prunable = bool((self.idf > 0).all())
+        idf = self.idf[by_doc.indices]
+        ratio = np.divide(by_doc.data, idf, out=np.zeros_like(by_doc.data), where=idf > 0)
         self._doc_factor = np.zeros(self.num_docs)
         np.maximum.at(self._doc_factor, np.repeat(np.arange(self.num_docs), np.diff(by_doc.indptr)),
                       ratio)  # fmt: skip
@@ -428,7 +432,13 @@ class BM25Index:
         live = np.isfinite(thr) & (qtf_max > 0) & (s_q > 0)
         if not live.any():
             return best, best_sim
-        need = np.where(live, thr * s_q, np.inf)
+        if not self._prunable:
+            b, sim, _ = self._best(q, lengths, q @ self.weights, "max", oov)
+            hit = live & (sim >= np.where(live, thr, 0.0)) & (b >= 0)
+            best[hit], best_sim[hit] = b[hit], sim[hit]
+            return best, best_sim
+        need = np.full(nq, np.inf)
+        need[live] = thr[live] * s_q[live]
         # bm25(q, d) <= self(d) + sum over repeated query terms of (qtf - 1) * max W[t, :]
         # (each shared term adds at most its own self-score part once), and <= max qtf * self(d)
         extra = np.bincount(

@@ -67,8 +67,6 @@ FUNCTION_SYLLABLES = frozenset(
 #: Length of the character n-grams (of `match_key`s) that seed the ``overlap`` signal; its
 #: minimum overlap length (``overlap_chars``) must be at least this.
 OVERLAP_GRAM = 8
-#: Candidate pairs scored at once (bounds memory when a query has only common morphemes).
-PAIR_BLOCK = 1_000_000
 _NON_WORD = re.compile(r"[\W_]+")
 
 

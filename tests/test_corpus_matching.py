@@ -163,6 +163,15 @@ def test_best_above_equals_exhaustive_scoring():
         assert np.array_equal(best >= 0, hit)
         assert np.array_equal(best[hit], ref_best[hit])
         np.testing.assert_allclose(sim[hit], ref_sim[hit], rtol=1e-12)
+    # a tiny index with non-positive floored idfs (no valid bounds) is scored exhaustively
+    tiny = BM25Index.build([["a", "b"], ["a", "c"], ["a", "b", "c"]], tokenizer="eojeol")
+    assert (tiny.idf <= 0).any()
+    tq = [["a", "b"], ["b", "c", "a"], ["z"]]
+    t_best, t_sim, _ = tiny.best_matches(tq, norm="max", exact=True)
+    for thr in (0.3, 0.9):
+        best, sim = tiny.best_above(tq, thr)
+        hit = (t_sim >= thr) & (t_best >= 0)
+        assert np.array_equal(best >= 0, hit) and np.array_equal(best[hit], t_best[hit])
     # per-query thresholds; inf skips a query
     thr = np.where(np.arange(len(queries)) % 2 == 0, 0.6, np.inf)
     best, _ = index.best_above(queries, thr)

@@ -116,9 +116,11 @@ def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
     assert removed["doc-1-s0"]["url"] == "http://example.com/1"
     assert {"doc-1-s1", "doc-2-s0", "doc-2-s1", "doc-5-s1"} <= set(kept)
     assert stats["removed_by_task"] == {"sts": len(removed)}
-    # Threshold behaviour: at 0.99 (and overlap only for whole benchmark sentences) only the
-    # exact copy is removed; the copy with another ending is a 0.89 verbatim overlap.
+    # Threshold behaviour: at 0.99 (overlap and containment only for whole benchmark
+    # sentences) only the exact copy is removed; the copy with another ending is a 0.89
+    # verbatim overlap, the paraphrase covers most of its benchmark sentence's morphemes.
     assert removed["doc-3-s0"]["signal"] == "overlap"
+    assert removed["doc-6-s0"]["signal"] in ("bm25", "containment")
     strict = tmp_path / "strict"
     dedup.main(
         [
@@ -131,6 +133,8 @@ def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
             "--threshold",
             "0.99",
             "--overlap-share",
+            "1.0",
+            "--containment",
             "1.0",
             "--workers",
             "1",
