@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     klue_dir = str(resolve_klue_dir(args.benchmark_dir))
     index_dir = args.index_dir or os.path.join(args.output, "index")
-    load_or_build_index(klue_dir, index_dir, "morph")
+    load_or_build_index(klue_dir, index_dir, "morph", load=False)
     matcher = load_matcher(index_dir, MatchConfig(near_exact_edits=1).to_dict())  # all features
     sents, _ = benchmark_sentences(benchmark_texts(klue_dir))
     corpus = corpus_sentences(args.corpus, args.per_source, args.seed)

@@ -112,8 +112,12 @@ def _benchmark_files(klue_dir: str) -> list[dict]:
     return out
 
 
-def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[BM25Index, str]:
-    """The benchmark index for `klue_dir`, rebuilt only when its files or settings changed."""
+def load_or_build_index(
+    klue_dir: str, index_dir: str, tokenizer: str, load: bool = True
+) -> tuple[BM25Index | None, str]:
+    """The benchmark index for `klue_dir` and its fingerprint, rebuilt only when its files or
+    settings changed. With ``load=False`` a valid saved index is not read (None is
+    returned): the parent of `corpus.dedup` needs only the fingerprint, the workers load it."""
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
@@ -124,7 +128,7 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
         with open(stamp, encoding="utf-8") as fh:
             if json.load(fh).get("fingerprint") == fp:
                 log.info("%s: reusing benchmark index %s", STAGE, index_dir)
-                return BM25Index.load(index_dir), fp
+                return (BM25Index.load(index_dir) if load else None), fp
     log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
     index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
     index.save(index_dir)
@@ -285,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     klue_dir = str(resolve_klue_dir(args.benchmark_dir))
     out = os.path.normpath(args.output)
     index_dir = args.index_dir or out + ".index"
-    _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer)
+    _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer, load=False)
     match = MatchConfig(
         threshold=args.threshold,
         short_chars=args.short_chars,
