@@ -39,6 +39,8 @@ import numpy as np
 import scipy.sparse as sp
 
 NORMALISATIONS = ("max", "doc", "query", "raw")
+#: Self-score levels of the per-term weight maxima that bound `BM25Index.best_above`.
+BOUND_LEVELS = 32
 TOKENIZERS = ("morph", "eojeol", "char2")
 
 _MECAB = None
@@ -349,6 +351,180 @@ class BM25Index:
             best[redo], best_sim[redo], best_raw[redo] = b2, s2, r2
         return best, best_sim, best_raw
 
+    def prepare_bounds(self) -> None:
+        """Per-term maxima of ``W`` over documents of large self-score (`best_above`), once.
+
+        Documents are cut at `BOUND_LEVELS` quantiles of their self-score;
+        ``_level_max[t, k]`` is the largest ``W[t, d]`` over documents whose
+        self-score is at least ``_level_self[k]``. Long benchmark sentences have
+        small weights for common morphemes, so for a long query (which can only
+        match long sentences) the bounds are tight.
+        """
+        if getattr(self, "_level_max", None) is not None:
+            return
+        by_doc = self.weights.T.tocsr()  # (N, V)
+        order = np.argsort(-self.self_score, kind="stable")
+        cuts = np.unique(np.linspace(0, self.num_docs, BOUND_LEVELS + 1).astype(np.int64)[1:] - 1)
+        level_self, cols, running = [], [], np.zeros(by_doc.shape[1])
+        start = 0
+        for c in cuts:
+            block = by_doc[order[start : c + 1]]
+            if block.nnz:
+                running = np.maximum(running, block.max(axis=0).toarray().ravel())
+            level_self.append(self.self_score[order[c]])
+            cols.append(running.copy())
+            start = c + 1
+        self._level_self = np.asarray(level_self)  # decreasing
+        self._level_max = np.stack(cols, axis=1)  # (V, levels), increasing along levels
+        self._by_doc = by_doc
+        self._df = np.diff(self.weights.indptr)
+        # W[t, d] = idf(t) * (k1 + 1) * tf / (tf + norm(d)) <= idf(t) * g(d): one factor per
+        # document (small for long ones), a per-pair bound on unseen terms' weights
+        # The bounds assume non-negative weights: a tiny index whose floored idfs are not all
+        # positive (mean idf <= 0) is scored exhaustively by `best_above` instead.
+        self._prunable = bool((self.idf > 0).all())
+        idf = self.idf[by_doc.indices]
+        ratio = np.divide(by_doc.data, idf, out=np.zeros_like(by_doc.data), where=idf > 0)
+        self._doc_factor = np.zeros(self.num_docs)
+        np.maximum.at(self._doc_factor, np.repeat(np.arange(self.num_docs), np.diff(by_doc.indptr)),
+                      ratio)  # fmt: skip
+        self.weights.sort_indices()
+        term_of = np.repeat(np.arange(self.weights.shape[0], dtype=np.int64), self._df)
+        self._wkey = term_of * self.num_docs + self.weights.indices  # sorted: (term, doc)
+
+    def best_above(
+        self,
+        queries: Sequence[Sequence[str]] | None,
+        threshold: float | np.ndarray,
+        matrix: tuple[sp.csr_matrix, np.ndarray, np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Best document by ``max`` similarity for each query whose best reaches `threshold`.
+
+        Returns (document or -1, similarity). Exact for the decision: every
+        query with a document at ``sim >= threshold`` gets its best document and
+        exact similarity (ties: lowest index); every other query gets -1 and 0.
+        A per-query `threshold` of ``inf`` skips that query. Three bounds prune
+        before any score is computed (``S = alpha * self(q)``, ``need = threshold * S``):
+
+        - length: ``bm25(q, d) <= max qtf * self(d)``, so documents with
+          ``self(d) < need / max qtf`` cannot reach the threshold;
+        - prefix: a document sharing none of the query's rarest morphemes
+          scores at most the sum of ``qtf * max W[t, :]`` (over eligible
+          documents) of its other morphemes; the rare "prefix" is taken just
+          long enough for that sum to stay below ``need``, and only documents
+          on the prefix morphemes' postings are candidates;
+        - the other morphemes' exact parts are added one at a time (largest
+          bound first), dropping pairs that can no longer reach the threshold,
+          and the few pairs left are scored exactly.
+
+        `matrix` is `query_matrix(queries)` when the caller already has it.
+        """
+        self.prepare_bounds()
+        q, lengths, oov = matrix if matrix is not None else self.query_matrix(queries)
+        nq = q.shape[0]
+        thr = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (nq,))
+        best = np.full(nq, -1, dtype=np.int64)
+        best_sim = np.zeros(nq)
+        s_q = self.query_self_scores(q, lengths, oov) * self.alpha
+        rows = np.repeat(np.arange(nq), np.diff(q.indptr))
+        qtf_max = np.zeros(nq)
+        np.maximum.at(qtf_max, rows, q.data)
+        live = np.isfinite(thr) & (qtf_max > 0) & (s_q > 0)
+        if not live.any():
+            return best, best_sim
+        if not self._prunable:
+            b, sim, _ = self._best(q, lengths, q @ self.weights, "max", oov)
+            hit = live & (sim >= np.where(live, thr, 0.0)) & (b >= 0)
+            best[hit], best_sim[hit] = b[hit], sim[hit]
+            return best, best_sim
+        need = np.full(nq, np.inf)
+        need[live] = thr[live] * s_q[live]
+        # bm25(q, d) <= self(d) + sum over repeated query terms of (qtf - 1) * max W[t, :]
+        # (each shared term adds at most its own self-score part once), and <= max qtf * self(d)
+        extra = np.bincount(
+            rows, weights=(q.data - 1.0) * self._level_max[q.indices, -1], minlength=nq
+        )
+        min_self = np.maximum(need / np.maximum(qtf_max, 1e-12), need - extra)
+        # bound level per query: the smallest set of documents holding every eligible one
+        # (strictly below min_self, so that documents tied at a cut are inside the level)
+        level = np.searchsorted(-self._level_self, -min_self, side="right")
+        level = np.minimum(level, len(self._level_self) - 1)
+        terms, qtf = q.indices, q.data
+        ub = qtf * self._level_max[terms, level[rows]]
+        # per query, most common terms first; the suffix of common terms whose bounds
+        # sum below `need` is not needed for candidates
+        order = np.lexsort((-self._df[terms], rows))
+        cum = np.cumsum(ub[order])
+        row_start = np.r_[0, np.cumsum(np.bincount(rows, minlength=nq))][:-1]
+        offset = np.r_[0, cum][row_start[rows[order]]]
+        in_suffix = (cum - offset) < need[rows[order]]
+        prefix = np.zeros(len(terms), dtype=bool)
+        prefix[order] = ~in_suffix
+        prefix &= live[rows]
+        qp = sp.csr_matrix(
+            (np.ones(int(prefix.sum())), terms[prefix], np.r_[0, np.cumsum(
+                np.bincount(rows[prefix], minlength=nq))]),
+            shape=q.shape,
+        )  # fmt: skip
+        qp.data = qtf[prefix]
+        cand = (qp @ self.weights).tocsr()  # exact prefix part of each candidate's score
+        pr = np.repeat(np.arange(nq), np.diff(cand.indptr))
+        pd = cand.indices
+        # the suffix adds at most its bound sum; the pair also needs thr * self(d)
+        suffix_ub = np.bincount(rows, weights=np.where(prefix, 0.0, ub), minlength=nq)
+        q_idf = qtf * self.idf[terms]
+        suffix_idf = np.bincount(rows, weights=np.where(prefix, 0.0, q_idf), minlength=nq)
+        ok = self.self_score[pd] >= min_self[pr]
+        pr, pd, partial = pr[ok], pd[ok], cand.data[ok]
+        rem, rem_idf = suffix_ub[pr], suffix_idf[pr]
+        factor = self._doc_factor[pd]
+        # refine: add the suffix terms' exact parts one at a time (largest bound first),
+        # dropping pairs whose bound falls below what they need, until few are left
+        suffix = np.flatnonzero(~prefix & live[rows])
+        suffix = suffix[np.lexsort((-ub[suffix], rows[suffix]))]
+        counts = np.bincount(rows[suffix], minlength=nq)
+        width = int(counts.max()) if len(suffix) else 0
+        table = np.full((nq, max(width, 1)), -1, dtype=np.int64)
+        rank = np.arange(len(suffix)) - np.repeat(np.cumsum(counts) - counts, counts)
+        table[rows[suffix], rank] = suffix
+        n_docs, wkey, wdata = self.num_docs, self._wkey, self.weights.data
+        for k in range(width + 1):
+            upper = (partial + np.minimum(rem, factor * rem_idf)) * (1.0 + 1e-9)
+            ok = (upper >= need[pr]) & (upper >= thr[pr] * self.self_score[pd])
+            pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
+            rem_idf, factor = rem_idf[ok], factor[ok]
+            if k == width or len(pr) <= nq:
+                break
+            e = table[pr, k]
+            sel = np.flatnonzero(e >= 0)
+            if len(sel) == 0:
+                break
+            e = e[sel]
+            key = terms[e].astype(np.int64) * n_docs + pd[sel]
+            at = np.minimum(np.searchsorted(wkey, key), len(wkey) - 1)
+            partial[sel] += np.where(wkey[at] == key, qtf[e] * wdata[at], 0.0)
+            rem[sel] -= ub[e]
+            rem_idf[sel] -= q_idf[e]
+        if len(pr) == 0:
+            return best, best_sim
+        # exact scores: the terms of each candidate document, looked up in its query
+        v = q.shape[1]
+        qkey = rows.astype(np.int64) * v + terms
+        starts = self._by_doc.indptr[pd]
+        sizes = self._by_doc.indptr[pd + 1] - starts
+        per_pair = np.repeat(np.arange(len(pd)), sizes)
+        pos = np.arange(len(per_pair)) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+        dkey = pr[per_pair] * v + self._by_doc.indices[pos]
+        at = np.minimum(np.searchsorted(qkey, dkey), len(qkey) - 1)
+        hit = qkey[at] == dkey
+        contrib = np.where(hit, qtf[at] * self._by_doc.data[pos], 0.0)
+        score = np.bincount(per_pair, weights=contrib, minlength=len(pd))
+        sim = score / np.maximum(self.self_score[pd], s_q[pr])
+        keep = sim >= thr[pr]
+        if keep.any():
+            row_argmax(pr[keep], pd[keep], sim[keep], best, best_sim)
+        return best, best_sim
+
     def _best(
         self,
         q: sp.csr_matrix,
@@ -457,3 +633,17 @@ class BM25Index:
             tokenizer=info["tokenizer"],
             meta=info["docs"],
         )
+
+
+def row_argmax(
+    rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, best: np.ndarray, best_val: np.ndarray
+) -> None:
+    """Per row, the column of the largest value (ties: lowest column), written in place."""
+    if len(vals) == 0:
+        return
+    order = np.lexsort((cols, -vals, rows))
+    r = rows[order]
+    first = np.r_[True, r[1:] != r[:-1]]
+    sel = order[first]
+    best[rows[sel]] = cols[sel]
+    best_val[rows[sel]] = vals[sel]

@@ -18,13 +18,15 @@ after normalisation; if shorter than ``--short-chars``, only on an exact or
 near-exact match; otherwise on a BM25 similarity ``bm25(q, d) / max(self(q),
 self(d))`` of at least ``--threshold``, or when a benchmark sentence of at
 least ``--containment-chars`` characters is covered inside it
-(``--containment``). The defaults come from `corpus.calibrate` (held-out
-figures per length bucket in docs/corpus.md).
+(``--containment``); at any length, when at least ``--overlap-share`` of a
+benchmark sentence (and ``--overlap-chars`` characters) appears verbatim in it
+after normalisation (quotes, cut ends, added clauses). The defaults come from
+`corpus.calibrate` (held-out figures per length bucket in docs/corpus.md).
 
 Outputs (through `corpus.executor`: sharded, resumable): kept records in
 ``OUTPUT/shard-NNNNN.jsonl.gz``, removed ones in ``OUTPUT/removed/`` with
 ``benchmark_guid``, ``benchmark_task``, ``benchmark_field``, ``signal``
-(exact, near_exact, bm25, containment) and ``score`` (that signal's value)
+(exact, near_exact, overlap, bm25, containment) and ``score`` (that signal's value)
 added; ``stats.json`` with ``read = kept + removed`` overall, per source, per
 matched task and per signal. Both folders still hold raw personal
 information: see docs/corpus.md.
@@ -42,7 +44,7 @@ from collections.abc import Iterable
 
 from corpus.bm25 import TOKENIZERS, BM25Index, tokenize
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
-from corpus.matching import NEAR_MAX_CHARS, MatchConfig, Matcher, match_key
+from corpus.matching import NEAR_MAX_CHARS, OVERLAP_GRAM, MatchConfig, Matcher, match_key
 from corpus.normalize import dedup_key, normalize_document, normalize_text
 from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter
@@ -91,17 +93,31 @@ def build_index(texts: Iterable, tokenizer: str = DEFAULT_TOKENIZER) -> tuple[BM
 
 
 def _benchmark_files(klue_dir: str) -> list[dict]:
+    """Path and SHA-256 of every file under `klue_dir`, through symlinked folders and files
+    (as the KLUE readers see them: a folder of links to the real task folders is common),
+    each real folder once (a link cycle ends there)."""
     out = []
-    for root, dirs, files in os.walk(klue_dir):
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(klue_dir, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
         dirs.sort()
         for f in sorted(files):
             p = os.path.join(root, f)
-            out.append({"path": os.path.relpath(p, klue_dir), "sha256": file_digest(p)})
+            if os.path.isfile(p):  # a dangling link is no benchmark file
+                out.append({"path": os.path.relpath(p, klue_dir), "sha256": file_digest(p)})
     return out
 
 
-def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[BM25Index, str]:
-    """The benchmark index for `klue_dir`, rebuilt only when its files or settings changed."""
+def load_or_build_index(
+    klue_dir: str, index_dir: str, tokenizer: str, load: bool = True
+) -> tuple[BM25Index | None, str]:
+    """The benchmark index for `klue_dir` and its fingerprint, rebuilt only when its files or
+    settings changed. With ``load=False`` a valid saved index is not read (None is
+    returned): the parent of `corpus.dedup` needs only the fingerprint, the workers load it."""
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
@@ -112,7 +128,7 @@ def load_or_build_index(klue_dir: str, index_dir: str, tokenizer: str) -> tuple[
         with open(stamp, encoding="utf-8") as fh:
             if json.load(fh).get("fingerprint") == fp:
                 log.info("%s: reusing benchmark index %s", STAGE, index_dir)
-                return BM25Index.load(index_dir), fp
+                return (BM25Index.load(index_dir) if load else None), fp
     log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
     index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
     index.save(index_dir)
@@ -233,6 +249,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULTS.containment_chars,
         help="shortest benchmark sentence the containment signal uses (default %(default)s)",
     )
+    g.add_argument(
+        "--overlap-chars",
+        type=int,
+        default=DEFAULTS.overlap_chars,
+        help="shortest verbatim overlap (normalised characters, at least "
+        f"{OVERLAP_GRAM}) the overlap signal uses (default %(default)s)",
+    )
+    g.add_argument(
+        "--overlap-share",
+        type=float,
+        default=DEFAULTS.overlap_share,
+        help="share of a benchmark sentence found verbatim (after normalisation) in a corpus "
+        "sentence that removes it: quotes, cut ends, added clauses (default %(default)s)",
+    )
     p.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="BM25 tokens")
     p.add_argument("--index-dir", default=None, help="index cache (default: OUTPUT.index)")
     p.add_argument("--batch-size", type=int, default=BATCH, help="sentences checked per batch")
@@ -248,6 +278,10 @@ def main(argv: list[str] | None = None) -> int:
         build_parser().error("--threshold and --containment must be in (0, 1]")
     if not 0 <= args.short_chars <= NEAR_MAX_CHARS:
         build_parser().error(f"--short-chars must be in [0, {NEAR_MAX_CHARS}]")
+    if args.overlap_chars < OVERLAP_GRAM or not 0.0 < args.overlap_share <= 1.0:
+        build_parser().error(
+            f"--overlap-chars must be at least {OVERLAP_GRAM} and --overlap-share in (0, 1]"
+        )
     from corpus.klue import resolve_klue_dir
     from corpus.readers import expand_inputs
 
@@ -255,13 +289,15 @@ def main(argv: list[str] | None = None) -> int:
     klue_dir = str(resolve_klue_dir(args.benchmark_dir))
     out = os.path.normpath(args.output)
     index_dir = args.index_dir or out + ".index"
-    _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer)
+    _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer, load=False)
     match = MatchConfig(
         threshold=args.threshold,
         short_chars=args.short_chars,
         near_exact_edits=args.near_exact_edits,
         containment=args.containment,
         containment_chars=args.containment_chars,
+        overlap_chars=args.overlap_chars,
+        overlap_share=args.overlap_share,
     ).to_dict()
     config = {
         "match": match,

@@ -1,4 +1,4 @@
-"""Is a corpus sentence a copy of a benchmark sentence? Four signals, one decision.
+"""Is a corpus sentence a copy of a benchmark sentence? Five signals, one decision.
 
 BM25 similarity alone (`corpus.bm25`, ``bm25(q, d) / max(self(q), self(d))``)
 removed short generic phrases (``정말 훌륭한 영화다`` matched ``정말 재미없는
@@ -6,36 +6,38 @@ removed short generic phrases (``정말 훌륭한 영화다`` matched ``정말 �
 benchmark sentences quoted inside a longer one (the added text halves the
 similarity). Real near-copies have signals look-alikes lack, checked in order:
 
-1. ``exact``: the same sentence after normalisation (`dedup_key`: NFC, case,
-   spacing, and here also punctuation removed). Any length.
-2. ``near_exact``: for a sentence shorter than ``short_chars`` (normalised
-   characters) nothing else counts: it is removed only when a benchmark
-   sentence's key is within ``near_exact_edits`` (0 or 1) character edit of
-   its key, the edit being a particle or ending syllable (``지루했다``/``지루했어``,
-   not ``재미있는``/``재미없는``). Short
-   sentences share most of their morphemes with some benchmark sentence by
-   chance, so BM25 is not used for them. Lookups use the one-character
-   deletions of every short benchmark key (no scoring at all).
-3. ``bm25``: for longer sentences, the BM25 similarity to the best benchmark
-   sentence reaches ``threshold`` (light edits: spacing, punctuation, a
-   particle, a cut end, an added clause).
-4. ``containment``: a benchmark sentence of at least ``containment_chars``
-   characters is covered inside the (longer) corpus sentence: the share of its
-   BM25 weight (its rare morphemes count most) carried by morphemes the corpus
-   sentence also has reaches ``containment``. Catches quotes.
+1. ``exact``: the same sentence after normalisation (`match_key`: NFKC, case,
+   spacing, punctuation and symbols removed). Any length.
+2. ``near_exact``: for a sentence shorter than ``short_chars``, a benchmark key
+   within ``near_exact_edits`` (0 or 1) character edit, the edit being a
+   particle or ending syllable (``지루했다``/``지루했어``, not ``재미있는``/
+   ``재미없는``). Lookups use the one-character deletions of every short
+   benchmark key. Off in the calibrated defaults (it removed generic reviews).
+3. ``overlap``: at any length, the longest common substring of the two keys is
+   at least ``overlap_chars`` characters and ``overlap_share`` of the benchmark
+   key: quotes (share 1), cut ends (0.8 for a 20% cut), added clauses (1).
+   Found by seed and extend: every benchmark key is indexed under every
+   ``step``-th `OVERLAP_GRAM`-gram, which any long enough common substring must
+   contain (exact, tested against brute force).
+4. ``bm25``: for sentences of ``short_chars`` or more, the BM25 similarity
+   ``bm25(q, d) / max(self(q), self(d))`` to the best benchmark sentence
+   reaches ``threshold`` (a changed particle mid-sentence, reordered words).
+   Shorter sentences share most of their morphemes with some benchmark
+   sentence by chance, so BM25 is not used for them.
+5. ``containment``: for sentences of ``short_chars`` or more, a benchmark
+   sentence of at least ``containment_chars`` characters has ``containment`` of
+   its BM25 weight (rare morphemes count most) on morphemes the corpus
+   sentence also has.
 
 Every threshold is chosen by `corpus.calibrate` on a calibration half of a
 labelled real-text set and reported on the other half (docs/corpus.md).
 
-Speed: candidates come from rare morphemes before any scoring. For the BM25
-signal, `BM25Index.best_matches` takes the benchmark sentences sharing an
-uncommon morpheme with the query, drops every pair whose upper bound (its
-exact rare part plus the most its common morphemes could add) cannot reach the
-threshold, and only then scores the rest exactly. For containment every
-benchmark sentence is listed under its two rarest morphemes, and only those
-lists are read. Near-exact needs no scoring (a dictionary of one-character
-deletions). `bench.dedup` checks that the removals equal those of exhaustive
-scoring on kowiki text.
+Speed: `BM25Index.best_above` finds the best BM25 match only where it reaches
+the threshold, with candidates from the query's rarest morphemes and bounds
+that drop pairs before scoring (exact for the decision; `bench.dedup` checks
+the removals against exhaustive scoring). For containment every benchmark
+sentence is listed under its two rarest morphemes, and only those lists are
+read. Overlap is a dictionary lookup per n-gram of the corpus sentence.
 """
 
 from __future__ import annotations
@@ -47,11 +49,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from corpus.bm25 import BM25Index
+from corpus.bm25 import BM25Index, row_argmax
 from corpus.normalize import dedup_key
 
 #: Signals in the order they are checked; ``removed/`` records say which one fired.
-SIGNALS = ("exact", "near_exact", "bm25", "containment")
+SIGNALS = ("exact", "near_exact", "overlap", "bm25", "containment")
 #: Benchmark sentences up to this length are indexed for near-exact lookups (by their
 #: one-character deletions); --short-chars must not exceed it.
 NEAR_MAX_CHARS = 24
@@ -62,8 +64,9 @@ NEAR_MIN_CHARS = 4
 FUNCTION_SYLLABLES = frozenset(
     "은는이가을를에서의와과도만로으랑하고며다요어아여야지죠네게께한해했였았었겠습니까까요"
 )
-#: Candidate pairs scored at once (bounds memory when a query has only common morphemes).
-PAIR_BLOCK = 1_000_000
+#: Length of the character n-grams (of `match_key`s) that seed the ``overlap`` signal; its
+#: minimum overlap length (``overlap_chars``) must be at least this.
+OVERLAP_GRAM = 8
 _NON_WORD = re.compile(r"[\W_]+")
 
 
@@ -81,11 +84,19 @@ def match_key(text: str) -> str:
 class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
-    threshold: float = 0.58
-    short_chars: int = 20
-    near_exact_edits: int = 1
-    containment: float = 0.85
-    containment_chars: int = 20
+    threshold: float = 0.75
+    short_chars: int = 10
+    near_exact_edits: int = 0
+    containment: float = 0.8
+    containment_chars: int = 30
+    overlap_chars: int = 10
+    overlap_share: float = 0.7
+
+    def __post_init__(self) -> None:
+        if self.overlap_chars < OVERLAP_GRAM:
+            raise ValueError(f"overlap_chars must be at least {OVERLAP_GRAM}")
+        if not 0.0 < self.overlap_share <= 1.0:
+            raise ValueError("overlap_share must be in (0, 1]")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,6 +130,9 @@ class Matcher:
         self._doc_weight = np.asarray(self._by_doc.sum(axis=1)).ravel()
         self._key_len = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
         self._signatures = self._build_signatures(index, 2)
+        self._seeds: dict[tuple[int, float], dict[str, list[int]]] = {}
+        self._overlap_seeds(self.config.overlap_chars, self.config.overlap_share)
+        index.prepare_bounds()
         # one-character deletions of every short key -> the first sentence with that variant
         self._deletions: dict[str, int] = {}
         for i, k in enumerate(keys):
@@ -142,6 +156,83 @@ class Matcher:
                 return d
         return -1
 
+    # -------------------------------------------------------------- overlap
+    def _overlap_seeds(self, min_chars: int, min_share: float) -> dict[str, list[int]]:
+        """`OVERLAP_GRAM`-grams of benchmark keys -> ``doc << 20 | position``, every `step`-th.
+
+        A common substring of at least ``need = max(min_chars, ceil(min_share * m))``
+        characters with a key of length ``m`` holds ``need - OVERLAP_GRAM + 1``
+        consecutive n-gram starts of that key, so indexing every ``step``-th
+        start (``step = need - OVERLAP_GRAM + 1``) finds every such substring:
+        exact for the decision with 1-5 seeds per sentence.
+        """
+        cached = self._seeds.get((min_chars, min_share))
+        if cached is not None:
+            return cached
+        n = OVERLAP_GRAM
+        seeds: dict[str, list[int]] = {}
+        for d, k in enumerate(self.keys):
+            m = len(k)
+            if m < min_chars or m >= 1 << 20:
+                continue
+            need = max(min_chars, -int(-min_share * m // 1))
+            for p in range(0, m - n + 1, need - n + 1):
+                seeds.setdefault(k[p : p + n], []).append(d << 20 | p)
+        self._seeds[(min_chars, min_share)] = seeds
+        return seeds
+
+    def overlap_pairs(
+        self, keys: list[str], min_chars: int, min_share: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query row, benchmark sentence, overlap length) for every pair whose longest
+        common substring of keys is at least `min_chars` long and `min_share` of the
+        benchmark key: quotes (share 1), cut ends and added clauses (seed and extend)."""
+        seeds = self._overlap_seeds(min_chars, min_share)
+        n, bkeys = OVERLAP_GRAM, self.keys
+        rows: list[int] = []
+        docs: list[int] = []
+        lens: list[int] = []
+        for r, c in enumerate(keys):
+            lc = len(c)
+            if lc < min_chars:
+                continue
+            done: dict[int, int] = {}  # doc -> best overlap found
+            seen: set[tuple[int, int]] = set()
+            for i in range(lc - n + 1):
+                hits = seeds.get(c[i : i + n])
+                if not hits:
+                    continue
+                for h in hits:
+                    d, p = h >> 20, h & 0xFFFFF
+                    b = bkeys[d]
+                    if (d, i - p) in seen or min_share * len(b) > lc:
+                        continue
+                    seen.add((d, i - p))
+                    lo = 0
+                    while lo < i and lo < p and c[i - lo - 1] == b[p - lo - 1]:
+                        lo += 1
+                    hi = n
+                    while i + hi < lc and p + hi < len(b) and c[i + hi] == b[p + hi]:
+                        hi += 1
+                    if lo + hi > done.get(d, 0):
+                        done[d] = lo + hi
+            for d, ln in done.items():
+                if ln >= min_chars and ln >= min_share * len(bkeys[d]):
+                    rows.append(r)
+                    docs.append(d)
+                    lens.append(ln)
+        return np.asarray(rows, np.int64), np.asarray(docs, np.int64), np.asarray(lens, np.int64)
+
+    def overlap_best(
+        self, keys: list[str], min_chars: int, min_share: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per query: the benchmark sentence with the largest overlap share (-1: none), share."""
+        best = np.full(len(keys), -1, dtype=np.int64)
+        share = np.zeros(len(keys))
+        r, d, ln = self.overlap_pairs(keys, min_chars, min_share)
+        row_argmax(r, d, ln / np.maximum(self._key_len[d], 1), best, share)
+        return best, share
+
     def _build_signatures(self, index: BM25Index, per_doc: int) -> sp.csr_matrix:
         """(V, N) 0/1: each benchmark sentence under its `per_doc` highest-idf morphemes."""
         d = self._by_doc
@@ -159,27 +250,15 @@ class Matcher:
 
     # ----------------------------------------------------------------- BM25
     def bm25_best(
-        self, tokens: list[list[str]], threshold: float | np.ndarray
+        self,
+        tokens: list[list[str]],
+        threshold: float | np.ndarray,
+        matrix: tuple[sp.csr_matrix, np.ndarray, np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Best benchmark sentence by BM25 similarity, for queries with a finite `threshold`.
-
-        `BM25Index.best_matches` with ``threshold`` (pairs that cannot reach it are
-        dropped before scoring) and ``exact=False`` (candidates share a rare
-        morpheme with the query); `bench.dedup` measures the removals against
-        exhaustive scoring.
-        """
-        nq = len(tokens)
-        threshold = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (nq,))
-        best = np.full(nq, -1, dtype=np.int64)
-        best_sim = np.zeros(nq)
-        rows = np.flatnonzero(np.isfinite(threshold))
-        if len(rows):
-            b, sim, _ = self.index.best_matches(
-                [tokens[i] for i in rows], norm="max", threshold=float(threshold[rows].min()),
-                exact=False,
-            )  # fmt: skip
-            best[rows], best_sim[rows] = b, sim
-        return best, best_sim
+        """Best benchmark sentence by BM25 similarity, for queries whose best reaches
+        `threshold` (per query; ``inf`` skips one): `BM25Index.best_above`, exact for
+        the decision (tested against exhaustive scoring)."""
+        return self.index.best_above(tokens, threshold, matrix=matrix)
 
     # ---------------------------------------------------------- containment
     def containment_best(
@@ -205,7 +284,7 @@ class Matcher:
             return best, best_cov
         covered = np.asarray(self._by_doc[pd].multiply(present[pr]).sum(axis=1)).ravel()
         cov = covered / np.maximum(self._doc_weight[pd], 1e-12)
-        _row_argmax(pr, pd, cov, best, best_cov)
+        row_argmax(pr, pd, cov, best, best_cov)
         return best, best_cov
 
     # ------------------------------------------------------------- decision
@@ -229,12 +308,15 @@ class Matcher:
         qlen = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
         exact = np.fromiter((self.exact.get(k, -1) if k else -1 for k in keys), np.int64)
         near = np.full(len(keys), -1, dtype=np.int64)
-        for i in np.flatnonzero((exact < 0) & (qlen <= NEAR_MAX_CHARS)):  # cheap lookups
-            near[i] = self.near_exact(keys[i])
-        q = self.index.query_matrix(tokens)[0]
+        if cfg.near_exact_edits:
+            for i in np.flatnonzero((exact < 0) & (qlen <= NEAR_MAX_CHARS)):  # cheap lookups
+                near[i] = self.near_exact(keys[i])
+        qm = self.index.query_matrix(tokens)
+        q = qm[0]
         floors = np.where(qlen < short_chars, np.inf, floor)
-        b_doc, b_sim = self.bm25_best(tokens, floors)
+        b_doc, b_sim = self.bm25_best(tokens, floors, matrix=qm)
         c_doc, c_cov = self.containment_best(q, qlen, cfg.containment_chars)
+        o_doc, o_share = self.overlap_best(keys, cfg.overlap_chars, cfg.overlap_share)
         return {
             "qlen": qlen,
             "exact": exact,
@@ -243,6 +325,8 @@ class Matcher:
             "bm25": b_sim,
             "contain_doc": c_doc,
             "contain": c_cov,
+            "overlap_doc": o_doc,
+            "overlap": o_share,
         }
 
     def decide(self, f: dict[str, np.ndarray], cfg: MatchConfig | None = None) -> Matches:
@@ -261,6 +345,12 @@ class Matcher:
                 short & (f["near"] >= 0) & (cfg.near_exact_edits >= 1),
                 f["near"],
                 1.0 - 1.0 / np.maximum(f["qlen"], 1),
+            ),
+            (
+                "overlap",
+                (f["overlap_doc"] >= 0) & (f["overlap"] >= cfg.overlap_share),
+                f["overlap_doc"],
+                f["overlap"],
             ),
             ("bm25", ~short & has_b & (f["bm25"] >= cfg.threshold), f["bm25_doc"], f["bm25"]),
             (
@@ -281,20 +371,6 @@ class Matcher:
     def match(self, tokens: list[list[str]], texts: list[str]) -> Matches:
         """Which benchmark sentence (if any) each corpus sentence copies, and by which signal."""
         return self.decide(self.features(tokens, texts))
-
-
-def _row_argmax(
-    rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, best: np.ndarray, best_val: np.ndarray
-) -> None:
-    """Per row (rows sorted), the column of the largest value (ties: lowest column), in place."""
-    if len(vals) == 0:
-        return
-    order = np.lexsort((cols, -vals, rows))
-    r = rows[order]
-    first = np.r_[True, r[1:] != r[:-1]]
-    sel = order[first]
-    best[rows[sel]] = cols[sel]
-    best_val[rows[sel]] = vals[sel]
 
 
 def _one_edit(a: str, b: str) -> bool:

@@ -22,6 +22,7 @@ BENCH = [
     "회의실 예약은 하루 전까지 온라인으로 신청해야 합니다.",
     "영화 보는 내내 지루했다.",
 ] + [f"{i}번 버스는 시청 앞에서 {i + 3}분마다 출발한다." for i in range(40)]
+BENCH.append("숙소 주차장은 지하 2층에 있어요.")  # short (14 normalised characters)
 BENCH.append("개편 잘했네요 \u110f\u110f")  # KLUE's NSMC sentences: conjoining jamo ᄏᄏ
 
 
@@ -58,7 +59,9 @@ def test_short_look_alikes_are_kept():
 
 
 def test_short_near_exact_is_removed():
-    res = _decide(_matcher(MatchConfig(short_chars=20)), ["영화 보는 내내 지루했어."])
+    res = _decide(
+        _matcher(MatchConfig(short_chars=20, near_exact_edits=1)), ["영화 보는 내내 지루했어."]
+    )
     assert res.signal == ["near_exact"] and res.doc[0] == 7
 
 
@@ -70,12 +73,110 @@ def test_edited_copy_and_quote_are_removed_unrelated_long_text_kept():
         "주말 저녁마다 동네 도서관에서 아이들과 함께 그림책을 읽는 모임이 열린다.",
     ]
     res = _decide(_matcher(), texts)
+    assert list(res.doc) == [2, 4, -1] and res.signal[1] == "overlap"
+    # each morpheme signal alone (overlap turned off by an unreachable length)
+    no_overlap = {"overlap_chars": 10_000}
+    res = _decide(_matcher(MatchConfig(**no_overlap)), texts)
     assert res.signal[0] == "bm25" and res.doc[0] == 2
     assert res.signal[1] in ("bm25", "containment") and res.doc[1] == 4
     assert res.signal[2] == ""
     # the quote is found by containment alone (BM25 similarity made unreachable)
-    res = _decide(_matcher(MatchConfig(threshold=1.0)), texts)
+    res = _decide(_matcher(MatchConfig(threshold=1.0, **no_overlap)), texts)
     assert res.signal[1:] == ["containment", ""] and res.doc[1] == 4
+
+
+def test_overlap_removes_short_quote_and_cut_copy_keeps_generic_reviews():
+    """The verbatim-overlap signal: a short benchmark sentence quoted inside a longer one
+    and the same sentence with its end cut are copies; short reviews that share words
+    with a benchmark sentence, and a long sentence sharing a short phrase, are not."""
+    park = len(BENCH) - 2
+    texts = [
+        '직원분이 체크인할 때 "숙소 주차장은 지하 2층에 있어요"라고 알려 주셔서 편했어요.',
+        "숙소 주차장은 지하 2층에",  # the last 20% cut: 11 of 14 characters
+        "정말 훌륭한 영화다.",
+        "주차장은 넓고 좋아요.",
+        "숙소 근처 공영 주차장은 지하에 있고 밤에는 무료라서 여행객들이 자주 이용한다고 한다.",
+    ]
+    res = _decide(_matcher(), texts)
+    assert res.signal == ["overlap", "overlap", "", "", ""]
+    assert list(res.doc[:2]) == [park, park]
+    assert res.score[0] == 1.0 and 0.7 < res.score[1] < 1.0
+    # below overlap_chars normalised characters the overlap signal does not fire
+    assert _decide(_matcher(), ["숙소 주차장은"]).signal == [""]
+
+
+def _lcs(a: str, b: str) -> int:
+    import difflib
+
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match().size
+
+
+def test_overlap_seeds_find_every_pair_brute_force_finds():
+    """Seeded overlap search == brute-force longest common substring, on random text."""
+    rng = np.random.default_rng(0)
+    alphabet = list("가나다라마바사아자차카타파하의를은")
+    docs = ["".join(rng.choice(alphabet, rng.integers(8, 40))) for _ in range(150)]
+    queries = []
+    for i in range(120):
+        d = docs[i]
+        a, b = sorted(rng.integers(0, len(d), 2)) if i % 3 else (0, len(d) - 1)  # whole
+        noise = "".join(rng.choice(alphabet, rng.integers(0, 20)))
+        queries.append(noise[: len(noise) // 2] + d[a : b + 1] + noise[len(noise) // 2 :])
+    index = BM25Index.build([tokenize(s, "char2") for s in docs], tokenizer="char2")
+    m = Matcher(index, docs)
+    lcs = [[_lcs(q, d) for d in docs] for q in queries]
+    for min_chars, share in ((8, 0.6), (10, 0.7), (12, 1.0)):
+        best, got = m.overlap_best(queries, min_chars, share)
+        assert (best >= 0).sum() > 10
+        for r in range(len(queries)):
+            ok = [
+                (n / len(d), -j) for j, (n, d) in enumerate(zip(lcs[r], docs, strict=True))
+                if n >= min_chars and n >= share * len(d)
+            ]  # fmt: skip
+            if not ok:
+                assert best[r] == -1
+            else:
+                s, j = max(ok)
+                assert best[r] == -j and got[r] == pytest.approx(s)
+
+
+def test_best_above_equals_exhaustive_scoring():
+    """`BM25Index.best_above` (pruned) == full scoring for every query reaching the threshold,
+    on a Zipf-like vocabulary (common tokens in most sentences, as particles are)."""
+    rng = np.random.default_rng(1)
+    vocab = [f"w{i}" for i in range(3000)]
+    p = 1.0 / np.arange(1, len(vocab) + 1)
+    p /= p.sum()
+    docs = [list(rng.choice(vocab, rng.integers(3, 40), p=p)) for _ in range(1500)]
+    queries = [list(rng.choice(vocab, rng.integers(3, 60), p=p)) for _ in range(150)]
+    for d in docs[:150]:  # edited copies: a token dropped, one added, one repeated
+        q = list(d)
+        q.pop(int(rng.integers(len(q))))
+        q += [str(rng.choice(vocab, p=p)), q[0]]
+        queries.append(q)
+    index = BM25Index.build(docs, tokenizer="eojeol")
+    ref_best, ref_sim, _ = index.best_matches(queries, norm="max", exact=True)
+    for thr in (0.4, 0.6, 0.75, 0.9):
+        best, sim = index.best_above(queries, thr)
+        hit = ref_sim >= thr
+        assert hit.sum() > 20
+        assert np.array_equal(best >= 0, hit)
+        assert np.array_equal(best[hit], ref_best[hit])
+        np.testing.assert_allclose(sim[hit], ref_sim[hit], rtol=1e-12)
+    # a tiny index with non-positive floored idfs (no valid bounds) is scored exhaustively
+    tiny = BM25Index.build([["a", "b"], ["a", "c"], ["a", "b", "c"]], tokenizer="eojeol")
+    assert (tiny.idf <= 0).any()
+    tq = [["a", "b"], ["b", "c", "a"], ["z"]]
+    t_best, t_sim, _ = tiny.best_matches(tq, norm="max", exact=True)
+    for thr in (0.3, 0.9):
+        best, sim = tiny.best_above(tq, thr)
+        hit = (t_sim >= thr) & (t_best >= 0)
+        assert np.array_equal(best >= 0, hit) and np.array_equal(best[hit], t_best[hit])
+    # per-query thresholds; inf skips a query
+    thr = np.where(np.arange(len(queries)) % 2 == 0, 0.6, np.inf)
+    best, _ = index.best_above(queries, thr)
+    assert np.all(best[1::2] == -1)
+    assert np.array_equal(best[::2] >= 0, ref_sim[::2] >= 0.6)
 
 
 def _kowiki_and_klue(n_docs: int, n_queries: int):

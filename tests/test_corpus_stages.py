@@ -109,13 +109,18 @@ def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
     assert removed["doc-1-s0"]["benchmark_task"] == "sts"
     assert removed["doc-1-s0"]["score"] >= 0.99 and removed["doc-1-s0"]["signal"] == "exact"
     assert all(
-        r["signal"] in ("exact", "near_exact", "bm25", "containment") for r in removed.values()
+        r["signal"] in ("exact", "near_exact", "overlap", "bm25", "containment")
+        for r in removed.values()
     )
     assert sum(stats["removed_by_signal"].values()) == len(removed)
     assert removed["doc-1-s0"]["url"] == "http://example.com/1"
     assert {"doc-1-s1", "doc-2-s0", "doc-2-s1", "doc-5-s1"} <= set(kept)
     assert stats["removed_by_task"] == {"sts": len(removed)}
-    # Threshold behaviour: at 0.99 only the exact copy is removed.
+    # Threshold behaviour: at 0.99 (overlap and containment only for whole benchmark
+    # sentences) only the exact copy is removed; the copy with another ending is a 0.89
+    # verbatim overlap, the paraphrase covers most of its benchmark sentence's morphemes.
+    assert removed["doc-3-s0"]["signal"] == "overlap"
+    assert removed["doc-6-s0"]["signal"] in ("bm25", "containment")
     strict = tmp_path / "strict"
     dedup.main(
         [
@@ -127,6 +132,10 @@ def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
             str(KLUE),
             "--threshold",
             "0.99",
+            "--overlap-share",
+            "1.0",
+            "--containment",
+            "1.0",
             "--workers",
             "1",
             "--index-dir",
@@ -207,3 +216,27 @@ def test_prepare_output_does_not_depend_on_worker_count(tmp_path):
     stats = _stats(one)
     assert stats["removed"]["duplicate_cross_shard"] == 3 * stats["kept"]
     assert stats["kept"] == len(_records(one))
+
+
+def test_dedup_index_fingerprint_follows_symlinked_benchmark_folders(tmp_path):
+    """A KLUE folder of links to the real task folders (a common layout): the index
+    fingerprint covers the files behind the links, so changing them rebuilds the index."""
+    real = tmp_path / "real"
+    shutil.copytree(KLUE, real)
+    klue = tmp_path / "klue"
+    klue.mkdir()
+    (klue / "klue-sts-v1.1").symlink_to(real / "klue-sts-v1.1", target_is_directory=True)
+    (klue / "loop").symlink_to(klue, target_is_directory=True)  # a cycle is walked once
+    files = dedup._benchmark_files(str(klue))
+    assert [f["path"] for f in files] == ["klue-sts-v1.1/klue-sts-v1.1_dev.json"]
+    index_dir = str(tmp_path / "index")
+    _, fp1 = dedup.load_or_build_index(str(klue), index_dir, "morph")
+    assert dedup.load_or_build_index(str(klue), index_dir, "morph")[1] == fp1
+    dev = real / "klue-sts-v1.1" / "klue-sts-v1.1_dev.json"
+    data = json.loads(dev.read_text(encoding="utf-8"))
+    data[0]["sentence1"] = "바뀐 벤치마크 문장이 새로 들어왔다."
+    dev.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    _, fp2 = dedup.load_or_build_index(str(klue), index_dir, "morph")
+    assert fp2 != fp1
+    keys = json.loads((tmp_path / "index" / dedup.KEYS_FILE).read_text(encoding="utf-8"))
+    assert "바뀐벤치마크문장이새로들어왔다" in keys
