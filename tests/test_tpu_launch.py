@@ -214,6 +214,10 @@ def test_gpu_local_dry_run(capsys):
     line = capsys.readouterr().out.strip()
     assert line.startswith("$ CUDA_VISIBLE_DEVICES=0,1 python -m tpu.worker")
     assert line.endswith(f"-- --config={cfg} --workdir=w")
+    # a bucket workdir: the open log stays local and is copied next to the run
+    assert gpu.main(["local", "--config", cfg, "--workdir", "gs://b/r", "--dry-run"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "--log-file=logs/train.log --log-uri=gs://b/r/logs --" in line
 
 
 FAKE_TRAINER = """
