@@ -116,6 +116,9 @@ def test_train_is_detached_idempotent_and_passes_overrides():
     assert start.endswith(">/dev/null 2>&1 </dev/null &")
     assert "-m tpu.worker" in start and "--log-uri=gs://bkt/klue/logs" in start
     assert "--workdir=gs://bkt/klue/workdir" in start
+    # the tokenizer is read from the bucket, so checkpoints record a path export can reach
+    assert "--config.data.tokenizer_dir=gs://bkt/klue/tokenizer" in start
+    assert "rsync --recursive gs://bkt/klue/tokenizer" not in script
     assert start.index("--config.stop_at_step=100") > start.index(" -- ")
 
 
