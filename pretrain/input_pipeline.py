@@ -18,10 +18,10 @@ of (seed, k, p) (and the examples folder): resuming at step ``k`` needs
 nothing but ``k``, and the hosts' slices are disjoint and together are the
 global batch. A batch may straddle two epochs; nothing is dropped.
 
-Storage. A ``gs://`` examples folder is copied once per host into the pretraining cache
-(``KLUE_PRETRAIN_CACHE``, else ``~/.cache/klue-pretrain``; ``cache_dir`` overrides it) with
-every file's size checked, and read from there (`pretrain.storage.local_copy`): the
-ArrayRecord reader needs local files.
+Storage. A ``gs://`` examples folder is copied once per host to ``remote/<hash>/`` under the
+pretraining cache (``KLUE_PRETRAIN_CACHE``, else ``~/.cache/klue-pretrain``; the loader's
+``cache_dir`` overrides it) with every file's size checked, and read from there
+(`pretrain.storage.local_copy`): the ArrayRecord reader needs local files.
 
 Parallelism. Because a batch is a pure function of its step, ``num_workers``
 worker processes build future batches independently (each opens its own
