@@ -203,6 +203,22 @@ def _complete(folder: pathlib.Path, listing: dict[str, int]) -> bool:
     )
 
 
+def _remove_abandoned(cache: pathlib.Path, key: str) -> None:
+    """Deletes temporary copies of ``key`` left by processes of this host that no longer run
+    (a copy killed midway); a live process's copy is left alone."""
+    for folder in cache.glob(f".{key}.*"):
+        pid = folder.name.split(".")[2]
+        if pid.isdigit():
+            try:
+                os.kill(int(pid), 0)
+                continue  # still running
+            except ProcessLookupError:
+                pass
+            except PermissionError:  # alive, another user's
+                continue
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def local_copy(source: str | os.PathLike, cache_dir: str | os.PathLike) -> str:
     """A local folder with the content of ``source``: ``source`` itself (as given) when local.
 
@@ -221,6 +237,7 @@ def local_copy(source: str | os.PathLike, cache_dir: str | os.PathLike) -> str:
     if _complete(final, listing):
         return os.fspath(final)
     final.parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(final.parent, key)
     tmp = final.with_name(f".{key}.{os.getpid()}.{uuid.uuid4().hex[:8]}")
     try:
         logging.info(

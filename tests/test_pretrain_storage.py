@@ -164,8 +164,11 @@ def test_loader_reads_a_checked_copy_made_once(bucket, examples, tmp_path, monke
     make_loader("gs://bkt/ex", global_batch_size=4, seed=1, prefetch=0)
     assert copies == []  # a complete copy with matching sizes is reused
 
-    # a truncated local file, then a changed object in the bucket: copied again
+    # a truncated local file, then a changed object in the bucket: copied again; a temporary
+    # copy left by a process that died midway (pid above Linux's maximum) is removed
     shard = Path(remote.examples_dir) / remote.manifest["shards"][0]["file"]
+    abandoned = shard.parent.with_name(f".{shard.parent.name}.{2**22 + 7}.dead")
+    (abandoned / "part").mkdir(parents=True)
     shard.write_bytes(shard.read_bytes()[:-10])
     again = make_loader("gs://bkt/ex", global_batch_size=4, seed=1, prefetch=0)
     assert len(copies) == len(list(storage._listing(storage.path("gs://bkt/ex"))))
