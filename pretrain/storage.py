@@ -65,6 +65,15 @@ def absolute(p: str | os.PathLike) -> str:
     return os.fspath(path(p))
 
 
+def makedirs(p: str | os.PathLike) -> epath.Path:
+    """Creates a local folder (with parents); a no-op for URIs, where folders are only name
+    prefixes (and creating one could mean creating the bucket). Returns `path` of it."""
+    out = path(p)
+    if not is_remote(out):
+        out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:
     """Writes ``text`` so a reader sees the old content or the new, never a part.
 

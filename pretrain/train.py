@@ -461,7 +461,7 @@ def use_compilation_cache(directory: str) -> None:
     """Persistent JAX compilation cache in ``directory`` ("" = off): restarts skip compiling."""
     if not directory:
         return
-    storage.path(directory).mkdir(parents=True, exist_ok=True)
+    storage.makedirs(directory)
     jax.config.update("jax_compilation_cache_dir", str(directory))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
@@ -515,8 +515,7 @@ def train_and_evaluate(
     """
     from pretrain import bootstrap, checkpointing
 
-    workdir = storage.path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
+    workdir = storage.makedirs(workdir)
     is_main = jax.process_index() == 0
     mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
     grad_accum = int(cfg["grad_accum_steps"])
