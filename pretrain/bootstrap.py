@@ -38,6 +38,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from pretrain import storage
 from pretrain.masking import SPECIAL_TOKENS
 
 BOOTSTRAP_VERSION = 1
@@ -145,16 +146,16 @@ def examples_spec(
         max_seq_length=seq_len,
         max_predictions_per_seq=max_pred,
         vocab_size=int(manifest["vocab_size"]),
-        examples_dir=str(Path(examples_dir).absolute()),
-        eval_examples_dir=str(Path(eval_dir).absolute()) if eval_dir else None,
-        tokenizer_dir=str(Path(tokenizer_dir).absolute()) if tokenizer_dir else None,
+        examples_dir=storage.absolute(examples_dir),
+        eval_examples_dir=storage.absolute(eval_dir) if eval_dir else None,
+        tokenizer_dir=storage.absolute(tokenizer_dir) if tokenizer_dir else None,
         special_ids=tuple(sorted(dict(manifest.get("special_ids") or {}).items())),
     )
 
 
 def _examples_tokenizer(examples_dir: str) -> str | None:
     """The tokenizer copy that `pretrain.build_data` keeps in the examples folder, if any."""
-    path = Path(examples_dir) / "tokenizer"
+    path = storage.path(examples_dir) / "tokenizer"
     return str(path) if (path / "tokenizer.json").exists() else None
 
 
@@ -169,6 +170,12 @@ def cache_root(explicit: str = "") -> Path:
         return Path(os.environ["KLUE_PRETRAIN_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "klue-pretrain"
+
+
+def local_folder(folder: str | os.PathLike, cache_dir: str = "") -> str:
+    """``folder`` when it is local; for ``gs://``, a checked copy under the cache root
+    (`pretrain.storage.local_copy`), made once per host: what the ArrayRecord reader needs."""
+    return storage.local_copy(folder, cache_root(cache_dir) / "remote")
 
 
 def bootstrap_inputs(num_files: int) -> tuple[list[str], list[str], str]:

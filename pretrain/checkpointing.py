@@ -31,12 +31,16 @@ from typing import Any
 
 import jax
 import orbax.checkpoint as ocp
+from etils import epath
+
+from pretrain import storage
 
 CHECKPOINT_SUBDIR = "checkpoints"
 
 
-def checkpoint_dir(workdir: str | Path) -> Path:
-    return Path(workdir).absolute() / CHECKPOINT_SUBDIR
+def checkpoint_dir(workdir: str | Path) -> epath.Path:
+    """``<workdir>/checkpoints``: a local folder or a ``gs://`` prefix (`pretrain.storage`)."""
+    return storage.path(workdir) / CHECKPOINT_SUBDIR
 
 
 class Checkpointer:
@@ -51,7 +55,7 @@ class Checkpointer:
         async_save: bool = True,
         read_only: bool = False,
     ) -> None:
-        self.directory = Path(directory).absolute()
+        self.directory = storage.path(directory)
         options = ocp.CheckpointManagerOptions(
             max_to_keep=None if read_only else max_to_keep,
             keep_period=int(keep_every_steps) or None,
@@ -196,7 +200,7 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
         "warmup steps": cfg.get("warmup_steps"),
         "scheduled steps": cfg.get("num_train_steps"),
     }
-    metrics_path = Path(workdir) / "metrics.jsonl"
+    metrics_path = storage.path(workdir) / "metrics.jsonl"
     if metrics_path.is_file():
         last: dict[str, Any] = {}
         for line in metrics_path.read_text().splitlines():
@@ -207,8 +211,6 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
     return {k: v for k, v in info.items() if v is not None}
 
 
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Atomic JSON write (temp + rename) for small run files (config snapshot)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
-    tmp.replace(path)
+def write_json(path: str | Path, data: dict[str, Any]) -> None:
+    """Atomic JSON write for small run files (config snapshot), local or ``gs://``."""
+    storage.write_json(path, data)

@@ -15,10 +15,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from pretrain import hf_export
+from etils import epath
+
+from pretrain import hf_export, storage
 
 VERIFY_TOLERANCE = 1e-4  # max abs logit difference in float32
 
@@ -76,11 +79,13 @@ def export(
     license_id: str = hf_export.DEFAULT_LICENSE,
     overwrite: bool = False,
     verify: bool = False,
-) -> Path:
+) -> Path | epath.Path:
     """Load the workdir's checkpoint and write the Hugging Face folder; returns its path.
 
     With ``verify``, reload the folder with transformers and raise ``ValueError`` when its
-    logits differ from ours by more than `VERIFY_TOLERANCE`.
+    logits differ from ours by more than `VERIFY_TOLERANCE`. ``workdir``, ``tokenizer_dir``
+    and ``output`` may be ``gs://`` URIs (`pretrain.storage`): a bucket output is written and
+    verified in a local temporary folder, then uploaded (not atomic, unlike a local export).
     """
     from pretrain import checkpointing
 
@@ -91,19 +96,51 @@ def export(
     tok = tokenizer_dir or recorded_tokenizer
     if not tok:
         raise ValueError(f"{workdir} records no tokenizer folder: pass --tokenizer-dir")
+    if storage.is_remote(workdir) and not storage.path(tok).is_dir():
+        raise FileNotFoundError(
+            f"tokenizer folder {tok} not found (a path on the training host?): "
+            "pass --tokenizer-dir, e.g. gs://BUCKET/NAME/tokenizer"
+        )
+    run_name = (
+        storage.path(workdir) if storage.is_remote(workdir) else Path(workdir).resolve()
+    ).name
     card = {
-        "name": name or f"{Path(workdir).resolve().name}-{config.arch}",
+        "name": name or f"{run_name}-{config.arch}",
         "license": license_id,
         "training": _training_info(workdir, step),
     }
-    out = hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
-    if verify:
-        diffs = hf_export.compare_with_transformers(model, out)
-        for key, value in diffs.items():
-            print(f"{key}: {value:.3g}")
-        if max(diffs.values()) > VERIFY_TOLERANCE:
-            raise ValueError(f"exported logits differ from ours: {diffs}")
-    return out
+    if not storage.is_remote(output) and not storage.is_remote(tok):
+        out = hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
+        if verify:
+            _verify(model, out)
+        return out
+    # A bucket as tokenizer source or as output: assembled (and verified) in a local
+    # temporary folder first, then uploaded.
+    with tempfile.TemporaryDirectory(prefix="pretrain-export-") as tmp:
+        tok_local = storage.local_copy(tok, Path(tmp) / "tokenizer")
+        if not storage.is_remote(output):
+            out = hf_export.write_hf_folder(model, tok_local, output, card, overwrite=overwrite)
+            if verify:
+                _verify(model, out)
+            return out
+        target = storage.path(output)
+        if target.exists() and any(target.iterdir()) and not overwrite:
+            raise FileExistsError(f"{target} exists and is not empty (use overwrite)")
+        local = hf_export.write_hf_folder(model, tok_local, Path(tmp) / "out", card)
+        if verify:
+            _verify(model, local)
+        if target.exists():
+            target.rmtree()
+        storage.upload_folder(local, target)
+    return target
+
+
+def _verify(model: Any, folder: Path) -> None:
+    diffs = hf_export.compare_with_transformers(model, folder)
+    for key, value in diffs.items():
+        print(f"{key}: {value:.3g}")
+    if max(diffs.values()) > VERIFY_TOLERANCE:
+        raise ValueError(f"exported logits differ from ours: {diffs}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,11 @@ of (seed, k, p) (and the examples folder): resuming at step ``k`` needs
 nothing but ``k``, and the hosts' slices are disjoint and together are the
 global batch. A batch may straddle two epochs; nothing is dropped.
 
+Storage. A ``gs://`` examples folder is copied once per host to ``remote/<hash>/`` under the
+pretraining cache (``KLUE_PRETRAIN_CACHE``, else ``~/.cache/klue-pretrain``; the loader's
+``cache_dir`` overrides it) with every file's size checked, and read from there
+(`pretrain.storage.local_copy`): the ArrayRecord reader needs local files.
+
 Parallelism. Because a batch is a pure function of its step, ``num_workers``
 worker processes build future batches independently (each opens its own
 readers); ``prefetch`` batches are kept in flight. ``num_workers=0`` builds
@@ -49,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from pretrain import example_store
+from pretrain import example_store, storage
 from pretrain.masking import (
     MASK_ID,
     SPECIAL_TOKENS,
@@ -69,7 +74,7 @@ _SHUFFLE_TAG, _MASK_TAG = 0x5348, 0x4D41
 
 def examples_manifest(examples_dir: str | os.PathLike) -> dict[str, Any]:
     """The examples folder's manifest (objective, max_seq_length, vocab_size, counts, shards)."""
-    path = Path(examples_dir) / "manifest.json"
+    path = storage.path(examples_dir) / "manifest.json"
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} not found: build the examples with `python -m pretrain.build_data`"
@@ -133,8 +138,11 @@ class PretrainLoader:
         start_step: int = 0,
         prefetch: int = 2,
         num_workers: int = 0,
+        cache_dir: str = "",
     ):
         import grain.python as grain_python
+
+        from pretrain.bootstrap import local_folder
 
         if global_batch_size < 1:
             raise ValueError(f"global_batch_size must be >= 1, got {global_batch_size}")
@@ -145,6 +153,8 @@ class PretrainLoader:
                 f"global_batch_size {global_batch_size} is not divisible by "
                 f"process_count {process_count}"
             )
+        # A gs:// folder is read from a checked local copy (the ArrayRecord reader needs files).
+        examples_dir = local_folder(examples_dir, cache_dir)
         self.examples_dir = Path(examples_dir)
         self.manifest = examples_manifest(examples_dir)
         self.objective = self.manifest["objective"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -20,8 +21,11 @@ from pathlib import Path
 
 import jax
 
-from pretrain import models
+from pretrain import models, storage
 from pretrain.flops import peak_flops_per_device
+
+#: Seconds between uploads of ``metrics.jsonl`` when the workdir is a bucket (and at close).
+REMOTE_SYNC_SECONDS = 60.0
 
 
 class MetricLog:
@@ -32,27 +36,37 @@ class MetricLog:
     uninterrupted history.
     """
 
-    def __init__(self, workdir: Path, resume_step: int, enabled: bool) -> None:
+    def __init__(self, workdir: str | Path, resume_step: int, enabled: bool) -> None:
         self.enabled = enabled
-        self.path = workdir / "metrics.jsonl"
+        self.path = storage.path(workdir) / "metrics.jsonl"
         self._tb = None
         if not enabled:
             return
+        kept = []
         if self.path.exists():
             kept = [
                 line
                 for line in self.path.read_text().splitlines()
                 if line.strip() and json.loads(line)["step"] <= resume_step
             ]
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_text("".join(line + "\n" for line in kept))
-            tmp.replace(self.path)
-        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        if storage.is_remote(self.path):
+            # Objects cannot be appended to: the whole file is uploaded at most once a
+            # minute and at close (pretrain.storage).
+            initial = "".join(line + "\n" for line in kept).encode("utf-8")
+            self._file = storage.RemoteLog(self.path, initial, min_seconds=REMOTE_SYNC_SECONDS)
+        else:
+            if self.path.exists():
+                tmp = self.path.with_name(self.path.name + ".tmp")
+                tmp.write_text("".join(line + "\n" for line in kept))
+                tmp.replace(self.path)
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         try:
             from tensorboardX import SummaryWriter
 
+            storage.register_tensorboard()
             self._tb = SummaryWriter(
-                str(workdir / "tensorboard"), purge_step=resume_step + 1 if resume_step else None
+                os.fspath(self.path.parent / "tensorboard"),
+                purge_step=resume_step + 1 if resume_step else None,
             )
         except ImportError:  # pragma: no cover - tensorboardX is a dependency
             logging.warning("tensorboardX not installed: no TensorBoard events")
@@ -75,7 +89,7 @@ class MetricLog:
 
 
 def read_metrics(workdir: str | Path) -> list[dict[str, float]]:
-    path = Path(workdir) / "metrics.jsonl"
+    path = storage.path(workdir) / "metrics.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 

@@ -42,8 +42,8 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from pretrain import models, sharding, supervision
-from pretrain.bootstrap import BATCH_KEYS, batches_from, make_loader
+from pretrain import models, sharding, storage, supervision
+from pretrain.bootstrap import BATCH_KEYS, batches_from, local_folder, make_loader
 from pretrain.metric_log import IntervalMeter, MetricLog, Progress
 from pretrain.optimizer import TrainSettings, make_optimizer, make_schedule
 
@@ -430,8 +430,8 @@ def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
             f"model pad_token_id {mc.pad_token_id} != [PAD] id {specials['[PAD]']} of the "
             f"tokenizer {source} was built with"
         )
-    if data.tokenizer_dir and Path(data.tokenizer_dir).is_dir():
-        folder_ids = hf_export.check_tokenizer(mc, data.tokenizer_dir)
+    if data.tokenizer_dir and storage.path(data.tokenizer_dir).is_dir():
+        folder_ids = hf_export.check_tokenizer(mc, local_folder(data.tokenizer_dir))
         differ = {t: (folder_ids[t], i) for t, i in specials.items() if folder_ids.get(t, i) != i}
         if differ:
             raise ValueError(
@@ -461,7 +461,7 @@ def use_compilation_cache(directory: str) -> None:
     """Persistent JAX compilation cache in ``directory`` ("" = off): restarts skip compiling."""
     if not directory:
         return
-    Path(directory).mkdir(parents=True, exist_ok=True)
+    storage.makedirs(directory)
     jax.config.update("jax_compilation_cache_dir", str(directory))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
@@ -477,7 +477,7 @@ def _restore_or_init(cfg, ckpt, program, target) -> Any:
         logging.info("resumed from %s step %d", ckpt.directory, latest)
         return state
     if cfg.get("init_from"):
-        src = Path(cfg["init_from"])
+        src = storage.path(cfg["init_from"])
         src_dir = src / "checkpoints" if (src / "checkpoints").is_dir() else src
         other = checkpointing.Checkpointer(src_dir, read_only=True, async_save=False)
         src_step = other.latest_step()
@@ -515,8 +515,7 @@ def train_and_evaluate(
     """
     from pretrain import bootstrap, checkpointing
 
-    workdir = Path(workdir).absolute()
-    workdir.mkdir(parents=True, exist_ok=True)
+    workdir = storage.makedirs(workdir)
     is_main = jax.process_index() == 0
     mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
     grad_accum = int(cfg["grad_accum_steps"])

@@ -9,6 +9,12 @@ orders stop at different steps; both reruns go on to the same final step and mus
 same losses and end with the same parameters, bit for bit (what each computed after its
 resume, the other computed without one).
 
+Order B starts each process the way `python -m tpu.launch train` does on every TPU worker
+(and `tpu.gpu` on every GPU host): ``python -m tpu.worker --log-file ... --log-uri ... --
+PRETRAIN_FLAGS``, so the signal reaches the wrapper, which forwards it to `pretrain.main`, and
+each host's log is copied to the ``--log-uri`` folder. Order A starts `pretrain.main` directly.
+Both must stop cleanly and end bit for bit the same after their reruns.
+
 This is the failure a spot-TPU preemption produced before: one host began saving at step 17
 while the other ran step 18, and both hung with no checkpoint. Every wait here has a timeout.
 Set ``PRETRAIN_PREEMPT_SEED`` to replay given signal steps and delays.
@@ -63,16 +69,27 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(workdir: Path, cache: Path, *extra: str) -> list[subprocess.Popen]:
+def _start(
+    workdir: Path, cache: Path, *extra: str, launch: str = "main"
+) -> tuple[list[subprocess.Popen], list[Path | None]]:
+    """Both processes, as ``python -m pretrain.main`` (launch="main") or through the launcher's
+    per-host wrapper ``python -m tpu.worker`` (launch="worker"). Returns the processes and,
+    for the wrapper, the log file each writes (None: the log is the process's stderr)."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["JAX_PLATFORMS"] = "cpu"
     port = _free_port()
-    procs = []
+    procs, log_files = [], []
+    runs = len(list(workdir.parent.glob(f"{workdir.name}-logs/launch*-p0.log")))
     for pid in range(2):
+        wrapper = []
+        log_file = None
+        if launch == "worker":
+            log_file = workdir.parent / f"{workdir.name}-logs" / f"launch{runs}-p{pid}.log"
+            bucket = workdir.parent / f"{workdir.name}-bucket" / f"p{pid}"  # one host each
+            wrapper = ["-m", "tpu.worker", f"--log-file={log_file}", f"--log-uri={bucket}", "--"]
         cmd = [
             sys.executable,
-            "-m",
-            "pretrain.main",
+            *(wrapper or ["-m", "pretrain.main"]),
             "--config",
             str(REPO / "pretrain" / "configs" / "tiny.py"),
             "--workdir",
@@ -83,18 +100,43 @@ def _start(workdir: Path, cache: Path, *extra: str) -> list[subprocess.Popen]:
             f"--config.distributed.process_id={pid}",
             *extra,
         ]
+        stderr = subprocess.PIPE if log_file is None else None
         procs.append(
             subprocess.Popen(
-                cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+                cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=stderr, text=True
             )
         )
-    return procs
+        log_files.append(log_file)
+    return procs, log_files
 
 
-def _collect(proc: subprocess.Popen, sink: list[str], on_line=None) -> threading.Thread:
+def _collect(
+    proc: subprocess.Popen, sink: list[str], on_line=None, log_file: Path | None = None
+) -> threading.Thread:
+    """Feeds the process's log lines (its stderr, or the wrapper's log file, followed until
+    the process exits) to ``sink`` and ``on_line``."""
+
+    def lines():
+        if log_file is None:
+            assert proc.stderr is not None
+            yield from proc.stderr
+            return
+        pos, rest = 0, ""
+        while True:
+            exited = proc.poll() is not None
+            if log_file.exists():
+                with open(log_file, encoding="utf-8", errors="replace") as f:
+                    f.seek(pos)
+                    rest += f.read()
+                    pos = f.tell()
+                *complete, rest = rest.split("\n")
+                yield from (line + "\n" for line in complete)
+            if exited:
+                return
+            time.sleep(0.05)
+
     def pump() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
+        for line in lines():
             sink.append(line)
             if on_line is not None:
                 on_line(line)
@@ -122,10 +164,12 @@ def _finish(procs: list[subprocess.Popen], threads: list[threading.Thread]) -> l
     return [p.returncode for p in procs]
 
 
-def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: float) -> int:
+def _preempted_run(
+    workdir: Path, cache: Path, first: int, at_step: int, delay: float, launch: str
+) -> int:
     """Both processes; SIGTERM to ``first`` once process 0 logs ``at_step``, to the other
     ``delay`` seconds later. Returns the step both saved."""
-    procs = _start(workdir, cache)
+    procs, log_files = _start(workdir, cache, launch=launch)
     logs: list[list[str]] = [[], []]
     fired = threading.Event()
 
@@ -141,9 +185,12 @@ def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: 
             fired.set()
             threading.Thread(target=signal_both, daemon=True).start()
 
-    threads = [_collect(procs[0], logs[0], watch), _collect(procs[1], logs[1])]
+    threads = [
+        _collect(procs[0], logs[0], watch, log_files[0]),
+        _collect(procs[1], logs[1], log_file=log_files[1]),
+    ]
     codes = _finish(procs, threads)
-    note = f"first={first} at_step={at_step} delay={delay:.2f}"
+    note = f"{launch}: first={first} at_step={at_step} delay={delay:.2f}"
     tails = "\n".join("".join(log[-30:]) for log in logs)
     assert fired.is_set(), f"{note}: process 0 never logged step {at_step}\n{tails}"
     assert codes == [0, 0], f"{note}: exit codes {codes}\n{tails}"
@@ -159,10 +206,12 @@ def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: 
     return stops[0]
 
 
-def _rerun(workdir: Path, cache: Path, stop_at: int) -> str:
-    procs = _start(workdir, cache, f"--config.stop_at_step={stop_at}")
+def _rerun(workdir: Path, cache: Path, stop_at: int, launch: str) -> str:
+    procs, log_files = _start(workdir, cache, f"--config.stop_at_step={stop_at}", launch=launch)
     logs: list[list[str]] = [[], []]
-    threads = [_collect(p, log) for p, log in zip(procs, logs, strict=True)]
+    threads = [
+        _collect(p, log, log_file=f) for p, log, f in zip(procs, logs, log_files, strict=True)
+    ]
     codes = _finish(procs, threads)
     assert codes == [0, 0], "\n".join("".join(log[-30:]) for log in logs)
     return "".join(logs[0])
@@ -187,16 +236,18 @@ def test_two_hosts_signalled_at_different_moments_save_the_same_step(tmp_path):
     # Order A: process 1 first (the reported deadlock), then process 0; order B: the reverse,
     # signalled a few steps after A's stop, so the two runs resume from different steps
     # however late the signals land on a loaded machine.
+    # A starts pretrain.main directly, B through the launcher's wrapper (tpu.worker).
+    launch = {"a": "main", "b": "worker"}
     plan = {"a": (1, rng.randint(2, 5), rng.uniform(0.0, 1.5))}
-    stops = {"a": _preempted_run(tmp_path / "a", cache, *plan["a"])}
+    stops = {"a": _preempted_run(tmp_path / "a", cache, *plan["a"], launch["a"])}
     plan["b"] = (0, stops["a"] + rng.randint(2, 6), rng.uniform(0.0, 1.5))
-    stops["b"] = _preempted_run(tmp_path / "b", cache, *plan["b"])
+    stops["b"] = _preempted_run(tmp_path / "b", cache, *plan["b"], launch["b"])
     note = f"PRETRAIN_PREEMPT_SEED={seed}: plan {plan}, stopped at {stops}"
     print(note)
 
     final = stops["b"] + 2
     for name in plan:
-        err = _rerun(tmp_path / name, cache, final)
+        err = _rerun(tmp_path / name, cache, final, launch[name])
         assert (
             f"resumed from {checkpointing.checkpoint_dir(tmp_path / name)} step {stops[name]}"
             in (err)
@@ -206,6 +257,12 @@ def test_two_hosts_signalled_at_different_moments_save_the_same_step(tmp_path):
     assert a == b, note  # every logged value, bitwise
     for x, y in zip(_params(tmp_path / "a"), _params(tmp_path / "b"), strict=True):
         np.testing.assert_array_equal(x, y, err_msg=note)
+    # each wrapper copied its host's log (the last launch's: one log file per launch here) to
+    # its --log-uri folder
+    for pid in range(2):
+        (copy,) = (tmp_path / "b-bucket" / f"p{pid}").glob("*.log")
+        text = copy.read_text()
+        assert "-m', 'pretrain.main'" in text and text.rstrip().endswith("exit 0"), note
 
 
 @pytest.mark.parametrize("flags", [(1, 0), (0, 1), (1, 1), (0, 0)])

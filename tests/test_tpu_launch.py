@@ -116,6 +116,9 @@ def test_train_is_detached_idempotent_and_passes_overrides():
     assert start.endswith(">/dev/null 2>&1 </dev/null &")
     assert "-m tpu.worker" in start and "--log-uri=gs://bkt/klue/logs" in start
     assert "--workdir=gs://bkt/klue/workdir" in start
+    # the tokenizer is read from the bucket, so checkpoints record a path export can reach
+    assert "--config.data.tokenizer_dir=gs://bkt/klue/tokenizer" in start
+    assert "rsync --recursive gs://bkt/klue/tokenizer" not in script
     assert start.index("--config.stop_at_step=100") > start.index(" -- ")
 
 
@@ -214,6 +217,10 @@ def test_gpu_local_dry_run(capsys):
     line = capsys.readouterr().out.strip()
     assert line.startswith("$ CUDA_VISIBLE_DEVICES=0,1 python -m tpu.worker")
     assert line.endswith(f"-- --config={cfg} --workdir=w")
+    # a bucket workdir: the open log stays local and is copied next to the run
+    assert gpu.main(["local", "--config", cfg, "--workdir", "gs://b/r", "--dry-run"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "--log-file=logs/train.log --log-uri=gs://b/r/logs --" in line
 
 
 FAKE_TRAINER = """

@@ -204,7 +204,7 @@ def worker_argv(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[st
         f"--config={s.config}",
         f"--workdir={s.run_uri}/workdir",
         f"--config.data.examples_dir={root}/data/examples",
-        f"--config.data.tokenizer_dir={root}/data/tokenizer",
+        f"--config.data.tokenizer_dir={s.run_uri}/tokenizer",
         *extra,
     ]
 
@@ -212,9 +212,13 @@ def worker_argv(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[st
 def train(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[Step]:
     """Starts the same detached command on every worker; a second call while it runs is a no-op.
 
-    Examples and tokenizer are copied from the bucket to each worker's disk first (the ArrayRecord
-    reader needs local files; `rsync` makes a rerun after preemption copy nothing). Checkpoints,
-    events and metrics go straight to ``RUN/workdir``, shared by all hosts.
+    The examples are copied from the bucket to each worker's disk first with `gcloud storage
+    rsync` (parallel, and a rerun after preemption copies nothing; the trainer could also read
+    ``gs://`` examples through a checked per-host copy, `pretrain.storage.local_copy`, but
+    rsync is faster for large folders). The tokenizer is read from the bucket
+    (`pretrain.storage`), so the checkpoints record its ``gs://`` path and `pretrain.export`
+    finds it from any machine. Checkpoints, events and metrics go straight to
+    ``RUN/workdir``, shared by all hosts.
     """
     s.require("project", "zone", "name", "bucket")
     pid = _r(s, "train.pid")
@@ -223,7 +227,6 @@ def train(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[Step]:
         f"mkdir -p {_r(s, 'logs')} {_r(s, 'data')}",
         f'if [ -f {pid} ] && kill -0 "$(cat {pid})" 2>/dev/null; then '
         'echo "already running on $(hostname)"; exit 0; fi',
-        f"gcloud storage rsync --recursive {s.run_uri}/tokenizer {_r(s, 'data', 'tokenizer')}",
         f"gcloud storage rsync --recursive {s.run_uri}/examples {_r(s, 'data', 'examples')}",
         f"nohup setsid {sh_join(worker_argv(s, extra))} >/dev/null 2>&1 </dev/null &",
         f"echo $! > {pid}",

@@ -50,12 +50,20 @@ srun --kill-on-bad-exit=1 {worker}
 def worker_command(
     config: str, workdir: str, extra: list[str], python: str = "python"
 ) -> list[str]:
-    """The per-host command: `tpu.worker` around `pretrain.main`, log kept in the workdir."""
+    """The per-host command: `tpu.worker` around `pretrain.main`, log kept in the workdir.
+
+    A ``gs://`` workdir cannot hold an open log file: the log is written to ``logs/train.log``
+    here and copied to ``WORKDIR/logs/<hostname>.log`` every minute and at exit.
+    """
+    if workdir.startswith("gs://"):
+        logging = ["--log-file=logs/train.log", f"--log-uri={workdir.rstrip('/')}/logs"]
+    else:
+        logging = [f"--log-file={workdir}/logs/train.log"]
     return [
         python,
         "-m",
         "tpu.worker",
-        f"--log-file={workdir}/logs/train.log",
+        *logging,
         "--",
         f"--config={config}",
         f"--workdir={workdir}",

@@ -6,14 +6,13 @@ local log file, copies that log to ``URI/<hostname>.log`` every minute and at ex
 preempted VM's log survives it), forwards SIGTERM/SIGINT to the child (which then takes part in
 the coordinated save-and-stop of `pretrain.train`) and exits with the child's exit code.
 
-``URI`` may be a ``gs://`` prefix (copied with ``gcloud storage cp``) or a local folder (tests,
-shared file systems on GPU clusters).
+``URI`` may be a ``gs://`` prefix or a local folder (tests, shared file systems on GPU
+clusters); the copy goes through `pretrain.storage`, like every other file of the run.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,30 +21,20 @@ import threading
 import time
 from pathlib import Path
 
+from pretrain import storage
 from tpu.settings import split_passthrough
 
 UPLOAD_SECONDS = 60.0
+FINAL_UPLOAD_SECONDS = 120.0
 
 
 def upload(log_file: Path, log_uri: str) -> None:
     """Copies the log to ``log_uri/<hostname>.log``; failures are reported, never fatal."""
-    name = f"{socket.gethostname()}.log"
+    target = f"{log_uri.rstrip('/')}/{socket.gethostname()}.log"
     try:
-        if log_uri.startswith("gs://"):
-            subprocess.run(
-                ["gcloud", "storage", "cp", str(log_file), f"{log_uri.rstrip('/')}/{name}"],
-                capture_output=True,
-                check=True,
-                timeout=120,
-            )
-        else:
-            dest = Path(log_uri)
-            dest.mkdir(parents=True, exist_ok=True)
-            tmp = dest / f".{name}.tmp"
-            shutil.copyfile(log_file, tmp)
-            tmp.replace(dest / name)
-    except (OSError, subprocess.SubprocessError) as e:
-        print(f"[tpu.worker] log upload to {log_uri} failed: {e}", file=sys.stderr, flush=True)
+        storage.copy_file(log_file, target)
+    except Exception as e:  # noqa: BLE001 - any storage error (auth, network): log, go on
+        print(f"[tpu.worker] log upload to {target} failed: {e}", file=sys.stderr, flush=True)
 
 
 def run(
@@ -84,8 +73,10 @@ def run(
             for s, h in previous.items():
                 signal.signal(s, h)
         log.write(f"[tpu.worker] {time.strftime('%F %T')} exit {rc}\n".encode())
-    if log_uri:
-        upload(log_file, log_uri)
+    if log_uri:  # the last copy; bounded, so a stuck upload cannot hold the exit code back
+        last = threading.Thread(target=upload, args=(log_file, log_uri), daemon=True)
+        last.start()
+        last.join(FINAL_UPLOAD_SECONDS)
     return rc
 
 
