@@ -20,7 +20,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ import time
 from pathlib import Path
 
 import jax
+import multihost
 import numpy as np
 import pytest
 from flax import nnx
@@ -49,27 +49,17 @@ BASE = [
     "--config.eval_every_steps=1000",
     "--config.progress_bar=False",
     "--config.model_overrides.dtype=float32",
-    "--config.distributed.initialize=yes",
-    "--config.distributed.num_processes=2",
-    "--config.distributed.cpu_collectives=gloo",
 ]
 TIMEOUT = 400  # seconds for one launch of both processes (a loaded CI machine is slow)
 STOPPED = re.compile(r"(SIGTERM|preemption requested by another host) at step (\d+): checkpoint")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(workdir: Path, cache: Path, *extra: str) -> list[subprocess.Popen]:
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["JAX_PLATFORMS"] = "cpu"
-    port = _free_port()
-    procs = []
-    for pid in range(2):
-        cmd = [
+
+    def command(pid: int, port: int) -> list[str]:
+        return [
             sys.executable,
             "-m",
             "pretrain.main",
@@ -79,47 +69,11 @@ def _start(workdir: Path, cache: Path, *extra: str) -> list[subprocess.Popen]:
             str(workdir),
             *BASE,
             f"--config.compilation_cache_dir={cache}",
-            f"--config.distributed.coordinator_address=127.0.0.1:{port}",
-            f"--config.distributed.process_id={pid}",
+            *multihost.distributed_flags(port, pid),
             *extra,
         ]
-        procs.append(
-            subprocess.Popen(
-                cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-            )
-        )
-    return procs
 
-
-def _collect(proc: subprocess.Popen, sink: list[str], on_line=None) -> threading.Thread:
-    def pump() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            sink.append(line)
-            if on_line is not None:
-                on_line(line)
-
-    thread = threading.Thread(target=pump, daemon=True)
-    thread.start()
-    return thread
-
-
-def _finish(procs: list[subprocess.Popen], threads: list[threading.Thread]) -> list[int]:
-    deadline = time.monotonic() + TIMEOUT
-    try:
-        for p in procs:
-            p.wait(timeout=max(deadline - time.monotonic(), 1))
-    except subprocess.TimeoutExpired:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-        for p in procs:
-            p.wait(timeout=30)
-        raise
-    finally:
-        for t in threads:
-            t.join(timeout=10)
-    return [p.returncode for p in procs]
+    return multihost.start(command, REPO, env)
 
 
 def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: float) -> int:
@@ -141,8 +95,8 @@ def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: 
             fired.set()
             threading.Thread(target=signal_both, daemon=True).start()
 
-    threads = [_collect(procs[0], logs[0], watch), _collect(procs[1], logs[1])]
-    codes = _finish(procs, threads)
+    threads = [multihost.collect(procs[0], logs[0], watch), multihost.collect(procs[1], logs[1])]
+    codes = multihost.finish(procs, threads, TIMEOUT)
     note = f"first={first} at_step={at_step} delay={delay:.2f}"
     tails = "\n".join("".join(log[-30:]) for log in logs)
     assert fired.is_set(), f"{note}: process 0 never logged step {at_step}\n{tails}"
@@ -162,8 +116,8 @@ def _preempted_run(workdir: Path, cache: Path, first: int, at_step: int, delay: 
 def _rerun(workdir: Path, cache: Path, stop_at: int) -> str:
     procs = _start(workdir, cache, f"--config.stop_at_step={stop_at}")
     logs: list[list[str]] = [[], []]
-    threads = [_collect(p, log) for p, log in zip(procs, logs, strict=True)]
-    codes = _finish(procs, threads)
+    threads = [multihost.collect(p, log) for p, log in zip(procs, logs, strict=True)]
+    codes = multihost.finish(procs, threads, TIMEOUT)
     assert codes == [0, 0], "\n".join("".join(log[-30:]) for log in logs)
     return "".join(logs[0])
 
