@@ -8,10 +8,14 @@ KLUE-baseline run script (base models): lr 5e-5, 3 epochs, batch 32, warmup 0.1,
 selected on micro F1 (without no_relation). The entity markers <subj> </subj> <obj> </obj> are
 added to the tokenizer and the embedding matrix (new rows drawn from the seed). Data: the
 official train (32,470) and dev (7,765) splits. Expected on dev: KLUE-RoBERTa base 66.73 micro
-F1 and 68.11 AUPRC in the paper (appendix A). A measured run: docs/finetune.md.
+F1 and 68.11 AUPRC in the paper (appendix A). ``--config.task_options.representation=
+entity_start`` classifies from the <subj>/<obj> marker states instead of [CLS]. Measured tiny
+runs: docs/finetune_models.md.
 """
 
 from __future__ import annotations
+
+import ml_collections
 
 from finetune.configs import common
 
@@ -24,4 +28,7 @@ def get_config(arg: str | None = None):
     c.global_batch_size = 32
     c.warmup_ratio = 0.1
     c.max_seq_length = 256
+    # "cls": the paper's [CLS] head; "entity_start": the <subj>/<obj> marker states (module doc
+    # of finetune/tasks/re.py; what small encoders need, docs/finetune_models.md).
+    c.task_options = ml_collections.ConfigDict({"representation": "cls"})
     return common.apply_arg(c, arg) if arg else c
