@@ -268,6 +268,7 @@ def test_eight_devices_match_one(assets, reference, tmp_path):
     assert mine["scores"] == pytest.approx(theirs["scores"], abs=1e-6)
 
 
+@pytest.mark.slow  # two process start-ups and compilations: ~3 min at load 12 on 2 cores
 def test_two_processes_match_one(assets, reference, tmp_path):
     """``python -m finetune`` as two jax.distributed processes (one CPU device each, gloo) on
     the same global batch: the one-process run's losses, scores and predictions; one writer."""
