@@ -6,6 +6,8 @@
 * `train_step` / `eval_step`: pure functions of ``(state, batch)`` / ``(params, batch)``; the
   train state is pretraining's `pretrain.train.TrainState` and dropout keys come from
   ``(rng, step)``, so a resumed run recomputes exactly what the uninterrupted one did;
+  ``grad_accum_steps`` > 1 accumulates micro-batch gradients inside the step
+  (`pretrain.accumulation`, shared with pretraining);
 * `build_program`: the jitted initialisers and steps for one (task, model, optimiser, mesh),
   with the shardings of `pretrain.sharding`, cached per process.
 """
@@ -25,7 +27,7 @@ from flax import nnx
 
 from finetune import modeling
 from finetune.tasks.base import Task
-from pretrain import sharding
+from pretrain import accumulation, sharding
 from pretrain import train as pretrain_train
 from pretrain.train import ModelDef, TrainState
 
@@ -60,9 +62,9 @@ def optimizer_config(cfg: Mapping[str, Any], steps: Mapping[str, int]) -> dict[s
         "adam_b2": float(cfg["adam_b2"]),
         "adam_eps": float(cfg["adam_eps"]),
         "max_grad_norm": float(cfg["max_grad_norm"]),
-        # The rest of pretrain.optimizer.TrainSettings: fine-tuning has no accumulation, and the
-        # optimiser does not depend on the seed (kept constant so seeds share compiled programs).
-        "grad_accum_steps": 1,
+        # The rest of pretrain.optimizer.TrainSettings; the optimiser does not depend on the seed
+        # (kept constant so seeds share compiled programs).
+        "grad_accum_steps": int(cfg.get("grad_accum_steps", 1)),
         "seed": 0,
     }
 
@@ -85,15 +87,41 @@ def train_step(
     tx: optax.GradientTransformation,
     schedule: optax.Schedule,
     task: Task,
+    grad_accum_steps: int = 1,
+    mesh: jax.sharding.Mesh | None = None,
 ) -> tuple[TrainState, dict[str, jax.Array]]:
-    """One optimiser update: mean task loss over the real rows of ``batch``."""
+    """One optimiser update: mean task loss over the real rows of ``batch``.
+
+    With ``grad_accum_steps`` A > 1 the batch is cut into A micro-batches
+    (`pretrain.accumulation`, the helper pretraining uses); the summed task losses are
+    differentiated micro-batch by micro-batch and the summed gradient divided by the summed
+    count, which is the full-batch gradient. Micro-batch ``a`` draws its dropout from
+    ``fold_in(key, a)``. ``state.step`` and the schedule count optimiser updates.
+    """
     key = jax.random.fold_in(jax.random.wrap_key_data(state.rng), state.step)
 
-    def loss_fn(params):
-        total, count = task.loss(_forward(model_def, params, batch, key), batch)
-        return total / jnp.maximum(count, 1.0), count
+    if grad_accum_steps == 1:
 
-    (loss, count), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+        def loss_fn(params):
+            total, count = task.loss(_forward(model_def, params, batch, key), batch)
+            return total / jnp.maximum(count, 1.0), count
+
+        (loss, count), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+    else:
+
+        def sum_fn(params, micro, micro_key):
+            total, count = task.loss(_forward(model_def, params, micro, micro_key), micro)
+            total = total.astype(jnp.float32)
+            return total, (total, jnp.asarray(count, jnp.float32))
+
+        keys = accumulation.micro_keys(key, grad_accum_steps)
+        grad_fn = jax.value_and_grad(sum_fn, has_aux=True)
+        (total, count), grads = accumulation.accumulate_gradients(
+            grad_fn, state.params, batch, keys, mesh
+        )
+        denominator = jnp.maximum(count, 1.0)
+        loss = total / denominator
+        grads = jax.tree.map(lambda g: g / denominator.astype(g.dtype), grads)
     grad_norm = optax.tree.norm(grads)
     updates, opt_state = tx.update(grads, state.opt_state, state.params)
     finite = jnp.isfinite(loss) & jnp.isfinite(grad_norm)
@@ -160,6 +188,7 @@ def build_program(
     key = (
         type(task),
         task.name,
+        getattr(task, "program_options", ()),  # task options that change the head
         loaded.config,
         add_pooler,
         tuple(sorted(opt_cfg.items())),
@@ -227,7 +256,15 @@ def _build_program(
 
     batch = sharding.batch_sharding(mesh)
     p_train = jax.jit(
-        partial(train_step, model_def=model_def, tx=tx, schedule=schedule, task=task),
+        partial(
+            train_step,
+            model_def=model_def,
+            tx=tx,
+            schedule=schedule,
+            task=task,
+            grad_accum_steps=int(opt_cfg["grad_accum_steps"]),
+            mesh=mesh,
+        ),
         in_shardings=(shardings, dict.fromkeys((*train_keys, "weight"), batch)),
         out_shardings=(shardings, sharding.replicated(mesh)),
         donate_argnums=0,

@@ -284,7 +284,7 @@ def run_task(
     steps = plan_steps(cfg, len(train_f))
     mesh = sharding.make_mesh(int(cfg["mesh"]["fsdp"]))
     batch_size, eval_batch = int(cfg["global_batch_size"]), int(cfg["eval_batch_size"])
-    sharding.check_batch_size(batch_size, mesh)
+    sharding.check_batch_size(batch_size, mesh, int(cfg.get("grad_accum_steps", 1)))
     sharding.check_batch_size(eval_batch, mesh)
 
     opt_cfg = optimizer_config(cfg, steps)

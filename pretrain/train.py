@@ -6,13 +6,10 @@ is a pure function of ``(state, batch)``: dropout keys are derived from
 ``(rng, step, micro-batch index)``, so a run resumed from a checkpoint at step k
 computes bit-for-bit what the uninterrupted run computed.
 
-Gradient accumulation is a ``lax.scan`` over micro-batches inside one jitted
-step (not ``optax.MultiSteps``): one optimiser update per step, the step counter
-and learning-rate schedule count real updates, and the memory is one
-micro-batch of activations plus one gradient buffer. Each micro-batch loss is
-normalised by the *whole* batch's prediction count, so the summed gradient is
-exactly the full-batch gradient. Micro-batch ``a`` takes rows ``a, a+A, a+2A...``
-so every device keeps working on its own rows (no resharding).
+Gradient accumulation is `pretrain.accumulation` (shared with fine-tuning): a
+``lax.scan`` over micro-batches inside one jitted step, one optimiser update per
+step. Each micro-batch loss is normalised by the *whole* batch's prediction
+count, so the summed gradient is exactly the full-batch gradient.
 
 Loss: MLM softmax cross-entropy in float32, weighted by ``masked_weights`` and
 averaged over real predictions; plus (BERT) the NSP cross-entropy averaged over
@@ -39,10 +36,8 @@ import jax
 import jax.numpy as jnp
 import optax
 from flax import nnx
-from jax.sharding import NamedSharding
-from jax.sharding import PartitionSpec as P
 
-from pretrain import models, sharding, storage, supervision
+from pretrain import accumulation, models, sharding, storage, supervision
 from pretrain.bootstrap import BATCH_KEYS, batches_from, local_folder, make_loader
 from pretrain.metric_log import IntervalMeter, MetricLog, Progress
 from pretrain.optimizer import TrainSettings, make_optimizer, make_schedule
@@ -269,27 +264,8 @@ def train_step(
         return loss, sums
 
     grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
-    if grad_accum_steps == 1:
-        (_, sums), grads = grad_fn(state.params, batch, jax.random.fold_in(step_key, 0))
-    else:
-        a = grad_accum_steps
-        micro = jax.tree.map(
-            lambda x: x.reshape(batch_size // a, a, *x.shape[1:]).swapaxes(0, 1), batch
-        )
-        if mesh is not None:
-            micro = jax.lax.with_sharding_constraint(
-                micro, NamedSharding(mesh, P(None, sharding.BATCH_AXES))
-            )
-
-        def body(carry, xs):
-            g_acc, s_acc = carry
-            mb, i = xs
-            (_, s), g = grad_fn(state.params, mb, jax.random.fold_in(step_key, i))
-            return (jax.tree.map(jnp.add, g_acc, g), jax.tree.map(jnp.add, s_acc, s)), None
-
-        zeros_g = jax.tree.map(jnp.zeros_like, state.params)
-        zeros_s = {k: jnp.zeros((), jnp.float32) for k in SUM_KEYS}
-        (grads, sums), _ = jax.lax.scan(body, (zeros_g, zeros_s), (micro, jnp.arange(a)))
+    keys = accumulation.micro_keys(step_key, grad_accum_steps)
+    sums, grads = accumulation.accumulate_gradients(grad_fn, state.params, batch, keys, mesh)
 
     grad_norm = optax.tree.norm(grads)
     updates, new_opt_state = tx.update(grads, state.opt_state, state.params)

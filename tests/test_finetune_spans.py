@@ -190,6 +190,55 @@ def test_re_needs_the_markers_and_encodes_rows():
     row = [tok.id_to_token(int(i)) for i in feats.arrays["input_ids"][0]]
     assert row == ["[CLS]", "<subj>", "비틀즈", "</subj>", "##가", "<obj>", "불", "[SEP]"]
     assert feats.arrays["label"].tolist() == [1]
+    # Where the entity_start head reads: the <subj> and <obj> markers; [CLS] (0) when cut off.
+    assert (feats.arrays["subj_pos"].tolist(), feats.arrays["obj_pos"].tolist()) == ([1], [5])
+    assert task.truncated_markers == 0
+    cut = task.encode([ex], context_of(tok), 6, train=True)
+    assert (cut.arrays["subj_pos"].tolist(), cut.arrays["obj_pos"].tolist()) == ([1], [0])
+    assert (cut.arrays["subj_end"].tolist(), cut.arrays["obj_end"].tolist()) == ([3], [0])
+    assert (feats.arrays["subj_end"].tolist(), feats.arrays["obj_end"].tolist()) == ([3], [7])
+    assert task.truncated_markers == 1
+
+
+def test_re_entity_heads_read_only_their_positions():
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from finetune.tasks.classification import FirstTokenHead
+    from finetune.tasks.re import EntityHead
+    from pretrain import models
+
+    with pytest.raises(ValueError, match="representation"):
+        Re(representation="mean")
+    config = models.PRESETS["tiny"].replace(hidden_size=8, dtype="float32")
+    relations = ("a", "b", "c")
+    paper, start, mention = (Re(relations, r) for r in ("cls", "entity_start", "mention_mean"))
+    assert isinstance(paper.make_head(config, nnx.Rngs(0)), FirstTokenHead)
+    assert len({t.program_options for t in (paper, start, mention)}) == 3  # distinct programs
+    seq = jnp.asarray(np.random.default_rng(0).normal(size=(2, 8, 8)), jnp.float32)
+    # Row 0: <subj> at 1, </subj> at 3 (mention = position 2), <obj> at 4, </obj> at 7.
+    # Row 1: <subj> cut off (0, mention empty -> [CLS] state), <obj> at 2, </obj> at 4.
+    batch = {
+        "subj_pos": jnp.asarray([1, 0]),
+        "subj_end": jnp.asarray([3, 0]),
+        "obj_pos": jnp.asarray([4, 2]),
+        "obj_end": jnp.asarray([7, 4]),
+    }
+    reads = {  # representation -> the positions each row's logits may depend on
+        "entity_start": ({1, 4}, {0, 2}),
+        "mention_mean": ({2, 5, 6}, {0, 3}),
+    }
+    for task in (start, mention):
+        head = task.make_head(config, nnx.Rngs(0))
+        assert isinstance(head, EntityHead)
+        logits = head(seq, None, batch)["logits"]
+        assert logits.shape == (2, 3)
+        for row in (0, 1):
+            for p in range(8):
+                moved = head(seq.at[row, p].add(3.0), None, batch)["logits"]
+                assert np.array_equal(moved[1 - row], logits[1 - row])
+                changed = not np.allclose(moved[row], logits[row], atol=1e-7)
+                assert changed == (p in reads[task.representation][row]), (task, row, p)
 
 
 def test_re_round_trip_scores_100_on_fixture():

@@ -5,7 +5,8 @@
   train file here, so it trains on a guid-hash split of dev and is flagged not comparable.
 * A run SIGKILLed between checkpoints and restarted equals the uninterrupted run bit for bit
   (every logged value, scores, predictions file, best parameters); a finished task is skipped.
-* 8 simulated CPU devices give the 1-device losses and scores (float32, 1e-5).
+* 8 simulated CPU devices give the 1-device losses and scores (float32, 1e-5); so do two
+  ``jax.distributed`` processes on 127.0.0.1 (gloo), with one writer of the output files.
 * ``--seeds 2`` writes mean and standard deviation and the paper-ordered results table.
 * Bad input (not BERT/RoBERTa, tokenizer larger than the embedding, no dev split) exits 2.
 """
@@ -21,6 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import multihost
 import numpy as np
 import pytest
 from finetune_fixtures import write_klue_data, write_tiny_model, write_tokenizer
@@ -264,6 +266,31 @@ def test_eight_devices_match_one(assets, reference, tmp_path):
     )
     assert mine["devices"] == 8 and mine["best_step"] == theirs["best_step"]
     assert mine["scores"] == pytest.approx(theirs["scores"], abs=1e-6)
+
+
+@pytest.mark.slow  # two process start-ups and compilations: ~3 min at load 12 on 2 cores
+def test_two_processes_match_one(assets, reference, tmp_path):
+    """``python -m finetune`` as two jax.distributed processes (one CPU device each, gloo) on
+    the same global batch: the one-process run's losses, scores and predictions; one writer."""
+    out = tmp_path / "two"
+
+    def command(pid: int, port: int) -> list[str]:
+        return _cmd(assets, out, "nli", *multihost.distributed_flags(port, pid))
+
+    codes, errs = multihost.run(command, REPO, _env(assets), timeout=400)
+    assert codes == [0, 0], "\n".join(e[-3000:] for e in errs)
+    got, want = _train_rows(out / "nli"), _train_rows(reference / "nli")
+    assert sorted(got) == sorted(want) == [1, 2, 3, 4, 5]  # logged once per step: process 0
+    for step in got:
+        assert got[step]["train/loss"] == pytest.approx(want[step]["train/loss"], abs=1e-5)
+    mine, theirs = _read(out / "nli" / "metrics.json"), _read(reference / "nli" / "metrics.json")
+    assert mine["devices"] == 2 and mine["best_step"] == theirs["best_step"]
+    assert mine["scores"] == pytest.approx(theirs["scores"], abs=1e-6)
+    lines = [(d / "nli" / "predictions.jsonl").read_text().splitlines() for d in (out, reference)]
+    assert [json.loads(x) for x in lines[0]] == [json.loads(x) for x in lines[1]]
+    # Only process 0 writes TensorBoard events (one events file) and the metric log.
+    assert len(list((out / "nli" / "tensorboard").rglob("events.out.tfevents.*"))) == 1
+    assert len(list((reference / "nli" / "tensorboard").rglob("events.out.tfevents.*"))) == 1
 
 
 def test_seeds_give_mean_and_std(assets, tmp_path):

@@ -26,7 +26,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -34,6 +33,7 @@ import time
 from pathlib import Path
 
 import jax
+import multihost
 import numpy as np
 import pytest
 from flax import nnx
@@ -55,18 +55,9 @@ BASE = [
     "--config.eval_every_steps=1000",
     "--config.progress_bar=False",
     "--config.model_overrides.dtype=float32",
-    "--config.distributed.initialize=yes",
-    "--config.distributed.num_processes=2",
-    "--config.distributed.cpu_collectives=gloo",
 ]
 TIMEOUT = 400  # seconds for one launch of both processes (a loaded CI machine is slow)
 STOPPED = re.compile(r"(SIGTERM|preemption requested by another host) at step (\d+): checkpoint")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(
@@ -77,91 +68,40 @@ def _start(
     for the wrapper, the log file each writes (None: the log is the process's stderr)."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["JAX_PLATFORMS"] = "cpu"
-    port = _free_port()
-    procs, log_files = [], []
     runs = len(list(workdir.parent.glob(f"{workdir.name}-logs/launch*-p0.log")))
-    for pid in range(2):
-        wrapper = []
-        log_file = None
+    log_files: list[Path | None] = [
+        workdir.parent / f"{workdir.name}-logs" / f"launch{runs}-p{pid}.log"
+        if launch == "worker"
+        else None
+        for pid in range(2)
+    ]
+
+    def command(pid: int, port: int) -> list[str]:
+        wrapper = ["-m", "pretrain.main"]
         if launch == "worker":
-            log_file = workdir.parent / f"{workdir.name}-logs" / f"launch{runs}-p{pid}.log"
             bucket = workdir.parent / f"{workdir.name}-bucket" / f"p{pid}"  # one host each
-            wrapper = ["-m", "tpu.worker", f"--log-file={log_file}", f"--log-uri={bucket}", "--"]
-        cmd = [
+            wrapper = [
+                "-m",
+                "tpu.worker",
+                f"--log-file={log_files[pid]}",
+                f"--log-uri={bucket}",
+                "--",
+            ]
+        return [
             sys.executable,
-            *(wrapper or ["-m", "pretrain.main"]),
+            *wrapper,
             "--config",
             str(REPO / "pretrain" / "configs" / "tiny.py"),
             "--workdir",
             str(workdir),
             *BASE,
             f"--config.compilation_cache_dir={cache}",
-            f"--config.distributed.coordinator_address=127.0.0.1:{port}",
-            f"--config.distributed.process_id={pid}",
+            *multihost.distributed_flags(port, pid),
             *extra,
         ]
-        stderr = subprocess.PIPE if log_file is None else None
-        procs.append(
-            subprocess.Popen(
-                cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=stderr, text=True
-            )
-        )
-        log_files.append(log_file)
+
+    procs = multihost.start(command, REPO, env, pipe_stderr=launch == "main")
     return procs, log_files
-
-
-def _collect(
-    proc: subprocess.Popen, sink: list[str], on_line=None, log_file: Path | None = None
-) -> threading.Thread:
-    """Feeds the process's log lines (its stderr, or the wrapper's log file, followed until
-    the process exits) to ``sink`` and ``on_line``."""
-
-    def lines():
-        if log_file is None:
-            assert proc.stderr is not None
-            yield from proc.stderr
-            return
-        pos, rest = 0, ""
-        while True:
-            exited = proc.poll() is not None
-            if log_file.exists():
-                with open(log_file, encoding="utf-8", errors="replace") as f:
-                    f.seek(pos)
-                    rest += f.read()
-                    pos = f.tell()
-                *complete, rest = rest.split("\n")
-                yield from (line + "\n" for line in complete)
-            if exited:
-                return
-            time.sleep(0.05)
-
-    def pump() -> None:
-        for line in lines():
-            sink.append(line)
-            if on_line is not None:
-                on_line(line)
-
-    thread = threading.Thread(target=pump, daemon=True)
-    thread.start()
-    return thread
-
-
-def _finish(procs: list[subprocess.Popen], threads: list[threading.Thread]) -> list[int]:
-    deadline = time.monotonic() + TIMEOUT
-    try:
-        for p in procs:
-            p.wait(timeout=max(deadline - time.monotonic(), 1))
-    except subprocess.TimeoutExpired:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-        for p in procs:
-            p.wait(timeout=30)
-        raise
-    finally:
-        for t in threads:
-            t.join(timeout=10)
-    return [p.returncode for p in procs]
 
 
 def _preempted_run(
@@ -186,10 +126,10 @@ def _preempted_run(
             threading.Thread(target=signal_both, daemon=True).start()
 
     threads = [
-        _collect(procs[0], logs[0], watch, log_files[0]),
-        _collect(procs[1], logs[1], log_file=log_files[1]),
+        multihost.collect(procs[0], logs[0], watch, log_files[0]),
+        multihost.collect(procs[1], logs[1], log_file=log_files[1]),
     ]
-    codes = _finish(procs, threads)
+    codes = multihost.finish(procs, threads, TIMEOUT)
     note = f"{launch}: first={first} at_step={at_step} delay={delay:.2f}"
     tails = "\n".join("".join(log[-30:]) for log in logs)
     assert fired.is_set(), f"{note}: process 0 never logged step {at_step}\n{tails}"
@@ -210,9 +150,10 @@ def _rerun(workdir: Path, cache: Path, stop_at: int, launch: str) -> str:
     procs, log_files = _start(workdir, cache, f"--config.stop_at_step={stop_at}", launch=launch)
     logs: list[list[str]] = [[], []]
     threads = [
-        _collect(p, log, log_file=f) for p, log, f in zip(procs, logs, log_files, strict=True)
+        multihost.collect(p, log, log_file=f)
+        for p, log, f in zip(procs, logs, log_files, strict=True)
     ]
-    codes = _finish(procs, threads)
+    codes = multihost.finish(procs, threads, TIMEOUT)
     assert codes == [0, 0], "\n".join("".join(log[-30:]) for log in logs)
     return "".join(logs[0])
 

@@ -18,12 +18,12 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import jax
+import multihost
 import numpy as np
 import pytest
 from flax import nnx
@@ -196,47 +196,17 @@ def test_eight_devices_match_one(reference, tmp_path, mesh):
     _assert_close_losses(tmp_path, reference, steps)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_two_processes_with_jax_distributed(reference, tmp_path):
-    port = _free_port()
     steps = 2
-    procs = []
-    for pid in range(2):
-        cmd = _cmd(
-            tmp_path,
-            f"--config.stop_at_step={steps}",
-            "--config.distributed.initialize=yes",
-            f"--config.distributed.coordinator_address=127.0.0.1:{port}",
-            "--config.distributed.num_processes=2",
-            f"--config.distributed.process_id={pid}",
-            "--config.distributed.cpu_collectives=gloo",
+
+    def command(pid: int, port: int) -> list[str]:
+        return _cmd(
+            tmp_path, f"--config.stop_at_step={steps}", *multihost.distributed_flags(port, pid)
         )
-        procs.append(
-            subprocess.Popen(
-                cmd,
-                cwd=REPO,
-                env=_env(),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
-    errs = []
-    try:
-        for p in procs:
-            _, err = p.communicate(timeout=400)
-            errs.append(err)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for p, err in zip(procs, errs, strict=True):
-        assert p.returncode == 0, err[-4000:]
+
+    codes, errs = multihost.run(command, REPO, _env(), timeout=400)
+    for code, err in zip(codes, errs, strict=True):
+        assert code == 0, err[-4000:]
     assert "2 devices on 2 hosts" in errs[0]
     _assert_close_losses(tmp_path, reference, steps)
     ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path), read_only=True)

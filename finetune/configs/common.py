@@ -29,7 +29,10 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     # defaults: eps 1e-8, weight decay 0 (no decay on biases and LayerNorm when it is >0).
     c.learning_rate = 5e-5
     c.num_train_epochs = 4
-    c.global_batch_size = 32  # over all devices; must divide by the device count
+    c.global_batch_size = 32  # per optimiser step, over all devices and micro-batches
+    # >1: each step sums the gradients of this many micro-batches of global_batch_size / N rows
+    # (less activation memory, the same update); steps and schedule count optimiser updates.
+    c.grad_accum_steps = 1
     c.eval_batch_size = 64
     c.warmup_ratio = 0.1  # share of all optimiser steps spent warming up
     c.weight_decay = 0.0

@@ -18,9 +18,27 @@ punctuation and CJK characters start words, `tokenizer.wordpiece.is_isolated`) i
 "the next character is Hangul". ``[CLS] marked sentence [SEP]`` is cut at ``max_seq_length``
 (256 in the config) as the baseline does.
 
-Head: the first-token classifier of the sentence tasks (`FirstTokenHead`: BERT pooler +
-dropout + linear, or RoBERTa's classification head), as the baseline's
-``AutoModelForSequenceClassification``. Loss: cross-entropy.
+Head (``representation``, ``--config.task_options.representation``):
+
+* ``"cls"`` (default; the paper §5.1 and the baseline's ``AutoModelForSequenceClassification``):
+  the first-token classifier of the sentence tasks (`FirstTokenHead`: BERT pooler + dropout +
+  linear, or RoBERTa's classification head).
+* ``"entity_start"``: the encoder states at the ``<subj>`` and ``<obj>`` markers, concatenated
+  (Baldini Soares et al. 2019, "entity markers - entity start"; Zhou and Chen 2021), then
+  dropout, dense + tanh, dropout, linear (`EntityStartHead`). The [CLS] state has to learn
+  where the two entities are; the marker states sit on them. This matters for small or briefly
+  pretrained encoders (docs/finetune_models.md has the measured difference).
+* ``"mention_mean"``: the same head on the mean of the states of each entity's own tokens
+  (between its markers; Baldini Soares et al.'s "entity markers - mention pool", with a mean
+  instead of a max). The marker state knows its entity only through attention; a token's own
+  state keeps its word embedding through the residual path, which a barely trained encoder
+  cannot yet replace by attention.
+
+A ``<subj>``/``<obj>`` cut off by ``max_seq_length`` falls back to position 0 ([CLS]); a cut
+closing marker lets the mention run to the end of the row; `encode` counts rows with a cut
+opening marker (``truncated_markers``).
+
+Loss: cross-entropy (``no_relation`` weighted like every other class, as the baseline).
 
 Decoding: ``{"guid", "label", "probs"}`` with the softmax over all 30 relations in
 ``relation_list.json`` order, which the scorer needs for AUPRC, and the argmax as ``label``.
@@ -28,6 +46,7 @@ Decoding: ``{"guid", "label", "probs"}`` with the softmax over all 30 relations 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,6 +64,8 @@ from tokenizer.wordpiece import PREFIX, is_isolated
 
 SUBJ_START, SUBJ_END, OBJ_START, OBJ_END = "<subj>", "</subj>", "<obj>", "</obj>"
 MARKERS = (SUBJ_START, SUBJ_END, OBJ_START, OBJ_END)
+#: The head's input: the paper's [CLS] state, or the states at the <subj> and <obj> markers.
+REPRESENTATIONS = ("cls", "entity_start", "mention_mean")
 
 
 def mark_entities(
@@ -139,8 +160,19 @@ class Re(KlueTask):
     #: splits themselves (a caller may load splits with one instance and train with another).
     _loaded_relations: tuple[str, ...] | None = None
 
-    def __init__(self, relations: Sequence[str] | None = None):
+    def __init__(self, relations: Sequence[str] | None = None, representation: str = "cls"):
+        if representation not in REPRESENTATIONS:
+            raise ValueError(
+                f"RE representation {representation!r}: use one of {', '.join(REPRESENTATIONS)}"
+            )
         self._relations = tuple(relations) if relations is not None else None
+        self.representation = representation
+        self.truncated_markers = 0  # rows of the last `encode` whose <subj> or <obj> was cut off
+
+    @property
+    def program_options(self) -> tuple[Any, ...]:
+        """What of this instance changes the compiled program (part of its cache key)."""
+        return (self.representation,)
 
     @property
     def relations(self) -> tuple[str, ...]:
@@ -161,15 +193,22 @@ class Re(KlueTask):
     def encode(
         self, examples: Sequence[ReExample], ctx: EncodeContext, max_seq_length: int, train: bool
     ) -> Features:
-        """One row per example: ``[CLS] marked sentence [SEP]`` and ``label`` (relation id)."""
+        """One row per example: ``[CLS] marked sentence [SEP]``, ``label`` (relation id),
+        ``subj_pos`` / ``obj_pos``, the positions of the ``<subj>`` / ``<obj>`` markers (0 when
+        ``max_seq_length`` cut the marker off), and ``subj_end`` / ``obj_end``, those of
+        ``</subj>`` / ``</obj>`` (the final [SEP] when only the closing marker was cut off, 0
+        when the opening one was)."""
         budget = max_seq_length - 2
         if budget < 1:
             raise ValueError(f"max_seq_length {max_seq_length} leaves no room for text")
         index = {r: i for i, r in enumerate(self.relations)}
+        tok = backend(ctx.tokenizer)
+        marker_ids = [tok.token_to_id(m) for m in (SUBJ_START, OBJ_START, SUBJ_END, OBJ_END)]
         n = len(examples)
         ids = np.full((n, max_seq_length), ctx.pad_id, np.int32)
         mask = np.zeros((n, max_seq_length), np.int32)
         labels = np.zeros(n, np.int32)
+        positions = np.zeros((n, 4), np.int32)  # <subj>, <obj>, </subj>, </obj>
         for i, ex in enumerate(examples):
             if ex.label not in index:
                 raise ValueError(f"RE {ex.guid}: label {ex.label!r} is not a known relation")
@@ -178,15 +217,37 @@ class Re(KlueTask):
             ids[i, : len(row)] = row
             mask[i, : len(row)] = 1
             labels[i] = index[ex.label]
+            for j, marker in enumerate(marker_ids):
+                at = np.flatnonzero(ids[i, : len(row)] == marker)
+                positions[i, j] = at[0] if len(at) else (0 if j < 2 else len(row) - 1)
+            positions[i, 2:] = np.where(positions[i, :2] == 0, 0, positions[i, 2:])
+        self.truncated_markers = int(np.sum(np.any(positions[:, :2] == 0, axis=1)))
+        if self.truncated_markers:
+            logging.info(
+                "RE: in %d of %d rows max_seq_length %d cut off <subj> or <obj>%s",
+                self.truncated_markers,
+                n,
+                max_seq_length,
+                " (the entity_start head reads [CLS] there)"
+                if self.representation == "entity_start"
+                else "",
+            )
         arrays = {
             "input_ids": ids,
             "token_type_ids": np.zeros_like(ids),
             "attention_mask": mask,
             "label": labels,
+            "subj_pos": positions[:, 0],
+            "obj_pos": positions[:, 1],
+            "subj_end": positions[:, 2],
+            "obj_end": positions[:, 3],
         }
         return Features(arrays, np.arange(n, dtype=np.int64))
 
     def make_head(self, model_config: Any, rngs: nnx.Rngs) -> nnx.Module:
+        if self.representation != "cls":
+            pooling = "start" if self.representation == "entity_start" else "mention_mean"
+            return EntityHead(model_config, len(self.relations), pooling, rngs=rngs)
         return FirstTokenHead(model_config, len(self.relations), rngs=rngs)
 
     def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -203,6 +264,52 @@ class Re(KlueTask):
     ) -> list[dict[str, Any]]:
         """``{"guid", "label", "probs"}`` per example, probabilities in relation-list order."""
         return decode_probs(softmax(np.asarray(outputs["logits"])), features, examples, self)
+
+
+class EntityHead(nnx.Module):
+    """Classifier on the two entities' states: float32 ``{"logits": [B, C]}``.
+
+    ``[subject; object]`` -> dropout -> dense (2H -> H) + tanh -> dropout -> linear, where an
+    entity is its opening marker's state (``pooling="start"``) or the mean of the states of the
+    tokens between its markers (``"mention_mean"``; the opening marker's state when there are
+    none, i.e. when the marker was cut off).
+    """
+
+    def __init__(self, config: Any, num_outputs: int, pooling: str, *, rngs: nnx.Rngs):
+        if pooling not in ("start", "mention_mean"):
+            raise ValueError(f"unknown entity pooling {pooling!r}")
+        h = config.hidden_size
+        kw = dict(
+            dtype=jnp.dtype(config.dtype),
+            param_dtype=jnp.dtype(config.param_dtype),
+            kernel_init=nnx.initializers.normal(stddev=config.initializer_range),
+            rngs=rngs,
+        )
+        self.pooling = pooling
+        self.dense = nnx.Linear(2 * h, h, **kw)
+        self.out = nnx.Linear(h, num_outputs, **kw)
+        self.dropout = nnx.Dropout(config.hidden_dropout, rngs=rngs)
+
+    def entity(self, sequence: jax.Array, start: jax.Array, end: jax.Array) -> jax.Array:
+        first = jnp.take_along_axis(sequence, start.astype(jnp.int32)[:, None, None], axis=1)[:, 0]
+        if self.pooling == "start":
+            return first
+        pos = jnp.arange(sequence.shape[1])[None, :]
+        inside = ((pos > start[:, None]) & (pos < end[:, None])).astype(jnp.float32)
+        count = jnp.sum(inside, axis=1, keepdims=True)
+        mean = jnp.einsum("bl,blh->bh", inside, sequence.astype(jnp.float32)) / jnp.maximum(
+            count, 1.0
+        )
+        return jnp.where(count > 0, mean, first.astype(jnp.float32)).astype(sequence.dtype)
+
+    def __call__(self, sequence, pooled, batch, *, deterministic: bool = True, rngs=None):
+        subj = self.entity(sequence, batch["subj_pos"], batch["subj_end"])
+        obj = self.entity(sequence, batch["obj_pos"], batch["obj_end"])
+        x = jnp.concatenate([subj, obj], axis=-1)
+        x = self.dropout(x, deterministic=deterministic, rngs=rngs)
+        x = jnp.tanh(self.dense(x))
+        x = self.dropout(x, deterministic=deterministic, rngs=rngs)
+        return {"logits": self.out(x).astype(jnp.float32)}
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
