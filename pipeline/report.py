@@ -131,17 +131,21 @@ def plot_bars(
     import matplotlib.pyplot as plt
 
     tasks = [t for t in TASKS if any(g.get(t) is not None for g in groups.values())] or list(TASKS)
-    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(tasks) * max(1, len(groups))), 3.8), dpi=100)
+    bars = len(tasks) * max(1, len(groups))
+    fig, ax = plt.subplots(figsize=(min(14.0, max(6.0, 2 + 0.3 * bars)), 4.2), dpi=100)
     width = 0.8 / max(1, len(groups))
+    low = 0.0  # a negative Pearson r stays visible
     for i, (name, scores) in enumerate(groups.items()):
         xs = [j + i * width for j in range(len(tasks))]
         vals = [(scores.get(t) or (0.0, None))[0] for t in tasks]
         errs = [(scores.get(t) or (0.0, None))[1] or 0.0 for t in tasks]
         ax.bar(xs, vals, width, yerr=errs if any(errs) else None, label=name, capsize=3)
+        low = min(low, *(v - e for v, e in zip(vals, errs, strict=True)))
     ax.set_xticks([j + width * (len(groups) - 1) / 2 for j in range(len(tasks))])
     ax.set_xticklabels(tasks)
     ax.set_ylabel("dev score (0-100), selection metric")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(max(-100.0, low - 5) if low < 0 else 0, 100)
+    ax.axhline(0, color="black", linewidth=0.5)
     ax.set_title(title)
     if len(groups) > 1:
         ax.legend(fontsize=8)
