@@ -304,7 +304,7 @@ def test_tiny_model_memorises_5_real_dialogues(data_dir):
         task,
         feats,
         ctx.tokenizer.get_vocab_size(),
-        steps=150,
+        steps=100,
         lr=1e-2,
         max_grad_norm=1.0,
         word_embedding_std=0.1,
