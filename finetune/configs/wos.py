@@ -32,5 +32,9 @@ def get_config(arg: str | None = None):
     c.max_grad_norm = 1.0
     c.max_seq_length = 510
     c.metric_key = ""  # "" = the task's own (wos_slot_f1)
-    c.task_options = ml_collections.ConfigDict({"max_value_length": 0, "dropout": 0.1})
+    # value_loss "all": the generator learns every slot's value, "none" included (the
+    # baseline); "filled": only slots that have a value (finetune/tasks/wos.py)
+    c.task_options = ml_collections.ConfigDict(
+        {"max_value_length": 0, "dropout": 0.1, "value_loss": "all"}
+    )
     return common.apply_arg(c, arg) if arg else c

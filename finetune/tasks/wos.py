@@ -24,6 +24,13 @@ Training always uses teacher forcing (the baseline draws it with probability 0.5
 it on, every step's attention runs in parallel, which is what makes the step fast in JAX). Loss
 per turn: the mean negative log-likelihood of the value tokens plus the mean gate cross-entropy
 over slots; the trainer averages turns (the baseline averages tokens and gates over the batch).
+``value_loss`` says whose value tokens count: ``"all"`` (default; the baseline and TRADE: every
+slot, an absent one's ``none`` included) or ``"filled"`` (only slots with a value: ptr, and the
+words ``dontcare`` / ``yes`` / ``no``). With ``"all"`` about four in five value targets of a
+turn are ``none``, which repeats the gate's decision; a model trained from scratch then keeps
+generating ``none`` for slots its gate already sends to ptr for hundreds of steps
+(docs/finetune_structured.md, memorisation). The words dontcare / yes / no stay in ``"filled"``:
+they train the first decoder step to tell slots apart, which the gate needs.
 Evaluation decodes greedily for ``max_value_length`` steps. Decoding to the prediction format:
 gate none -> no item; dontcare/yes/no -> that word; ptr -> the generated tokens up to [SEP],
 detokenised (WordPiece detokenisation puts spaces around punctuation: ``16 : 18``), then spelled
@@ -60,6 +67,7 @@ from finetune.tasks.base import (
 GATES = ("none", "dontcare", "ptr", "yes", "no")
 _GATE_ID = {g: i for i, g in enumerate(GATES)}
 NONE_VALUE = "none"
+VALUE_LOSSES = ("all", "filled")
 NEG = -1e9
 _DIGIT_PUNCT = re.compile(r"(?<=\d) ?([:\-/.,]) ?(?=\d)")
 
@@ -99,7 +107,9 @@ def history_ids(
 
 class TradeHead(nnx.Module):
     """TRADE slot generator (module doc). Training outputs the gold tokens' log-probabilities;
-    evaluation outputs greedy token ids; both output the gate logits."""
+    evaluation outputs greedy token ids, their log-probabilities and the share of each one's
+    probability that the pointer (copy from the input) contributed; both output the gate
+    logits."""
 
     uses_word_embeddings = True
 
@@ -181,15 +191,21 @@ class TradeHead(nnx.Module):
             p_gen = jax.nn.sigmoid(self.w_gen(jnp.concatenate([xin, hid, context], -1)))
             p = p_gen * p_vocab + (1.0 - p_gen) * p_copy
             token = jnp.argmax(p, -1)  # [B,S]
-            logp = jnp.log(jnp.max(p, -1) + 1e-12)
-            return (h, emb[token].reshape(b * s, -1)), (token, logp, context)
+            best = jnp.max(p, -1)
+            copied = (1.0 - p_gen[..., 0]) * jnp.take_along_axis(p_copy, token[..., None], -1)[
+                ..., 0
+            ]
+            step_out = (token, jnp.log(best + 1e-12), copied / jnp.maximum(best, 1e-12), context)
+            return (h, emb[token].reshape(b * s, -1)), step_out
 
-        _, (tokens, logps, contexts) = jax.lax.scan(
+        _, (tokens, logps, copy_share, contexts) = jax.lax.scan(
             step, (h0, x0), None, length=self.max_value_length
         )
         return {
             "generated": jnp.moveaxis(tokens, 0, -1).astype(jnp.int32),  # [B, S, T]
             "generated_logprob": jnp.moveaxis(logps, 0, -1).astype(jnp.float32),
+            # share of each greedy token's probability that came through the pointer
+            "generated_copy_share": jnp.moveaxis(copy_share, 0, -1).astype(jnp.float32),
             "gate": self.w_gate(contexts[0]).astype(jnp.float32),
         }
 
@@ -202,7 +218,12 @@ class WosTask(KlueTask):
     name = "wos"
     metric_key = "wos_slot_f1"
 
-    def __init__(self, max_value_length: int = 0, dropout: float = 0.1) -> None:
+    def __init__(
+        self, max_value_length: int = 0, dropout: float = 0.1, value_loss: str = "all"
+    ) -> None:
+        if value_loss not in VALUE_LOSSES:
+            raise ValueError(f"wos: value_loss must be one of {VALUE_LOSSES}, not {value_loss!r}")
+        self.value_loss = value_loss
         self.max_value_length_option = max_value_length
         self.max_value_length = max_value_length
         self.dropout = dropout
@@ -320,6 +341,8 @@ class WosTask(KlueTask):
     def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
         weight = batch["weight"].astype(jnp.float32)
         tmask = batch["target_mask"]
+        if self.value_loss == "filled":  # no generator loss on absent slots (module doc)
+            tmask = tmask * (batch["gate"] != _GATE_ID["none"])[..., None]
         gen = -jnp.sum(outputs["token_logprob"] * tmask, (1, 2)) / jnp.maximum(
             jnp.sum(tmask, (1, 2)), 1.0
         )
