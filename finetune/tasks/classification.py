@@ -34,17 +34,23 @@ from finetune.tasks.base import (
 )
 
 
+def head_linear_kwargs(config: Any, rngs: nnx.Rngs) -> dict[str, Any]:
+    """`nnx.Linear` arguments of a task head: the encoder's compute and parameter dtypes and
+    BERT's N(0, initializer_range) kernels, as the encoder's own layers are initialised."""
+    return dict(
+        dtype=jnp.dtype(config.dtype),
+        param_dtype=jnp.dtype(config.param_dtype),
+        kernel_init=nnx.initializers.normal(stddev=config.initializer_range),
+        rngs=rngs,
+    )
+
+
 class FirstTokenHead(nnx.Module):
     """Classifier/regressor on the first token: float32 ``{"logits": [B, num_outputs]}``."""
 
     def __init__(self, config: Any, num_outputs: int, *, rngs: nnx.Rngs):
         h = config.hidden_size
-        kw = dict(
-            dtype=jnp.dtype(config.dtype),
-            param_dtype=jnp.dtype(config.param_dtype),
-            kernel_init=nnx.initializers.normal(stddev=config.initializer_range),
-            rngs=rngs,
-        )
+        kw = head_linear_kwargs(config, rngs)
         # BERT reads the encoder's pooler; RoBERTa has none and gets its own dense + tanh.
         self.dense = nnx.Linear(h, h, **kw) if config.arch != "bert" else None
         self.out = nnx.Linear(h, num_outputs, **kw)

@@ -59,7 +59,7 @@ from flax import nnx
 from corpus.klue.relation import ReExample
 from finetune.tasks.alignment import backend
 from finetune.tasks.base import EncodeContext, Features, KlueTask, Splits, register
-from finetune.tasks.classification import FirstTokenHead
+from finetune.tasks.classification import FirstTokenHead, head_linear_kwargs
 from tokenizer.wordpiece import PREFIX, is_isolated
 
 SUBJ_START, SUBJ_END, OBJ_START, OBJ_END = "<subj>", "</subj>", "<obj>", "</obj>"
@@ -279,12 +279,7 @@ class EntityHead(nnx.Module):
         if pooling not in ("start", "mention_mean"):
             raise ValueError(f"unknown entity pooling {pooling!r}")
         h = config.hidden_size
-        kw = dict(
-            dtype=jnp.dtype(config.dtype),
-            param_dtype=jnp.dtype(config.param_dtype),
-            kernel_init=nnx.initializers.normal(stddev=config.initializer_range),
-            rngs=rngs,
-        )
+        kw = head_linear_kwargs(config, rngs)
         self.pooling = pooling
         self.dense = nnx.Linear(2 * h, h, **kw)
         self.out = nnx.Linear(h, num_outputs, **kw)
