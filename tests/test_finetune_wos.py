@@ -22,6 +22,12 @@ from tokenizer.wordpiece import SPECIAL_TOKENS, build_tokenizer
 FIXTURES = Path(__file__).parent / "fixtures" / "klue"
 
 
+# Full-batch training that memorises a few dialogues from scratch (docs/finetune_structured.md):
+# a high, decaying learning rate with clipping, and word embeddings wide enough for the 45 slot
+# names to start apart.
+MEMORISE = dict(lr=1e-2, max_grad_norm=1.0, word_embedding_std=0.1, decay=True)
+
+
 def char_context(texts, use_token_types=True):
     chars = sorted({c for t in texts for c in t if not c.isspace()})
     tok = build_tokenizer(list(SPECIAL_TOKENS) + chars + [f"##{c}" for c in chars])
@@ -229,10 +235,7 @@ def test_gates_dontcare_yes_no_and_a_copied_value_are_predicted(tmp_path):
         feats,
         ctx.tokenizer.get_vocab_size(),
         steps=150,
-        lr=1e-2,
-        max_grad_norm=1.0,
-        word_embedding_std=0.1,
-        decay=True,
+        **MEMORISE,
     )
     out = jax.tree.map(np.asarray, nnx.jit(lambda m: m(batch, deterministic=True))(model))
     preds = {p["guid"]: p["state"] for p in task.predict(out, feats, dialogues)}
@@ -305,10 +308,7 @@ def test_tiny_model_memorises_5_real_dialogues(data_dir):
         feats,
         ctx.tokenizer.get_vocab_size(),
         steps=100,
-        lr=1e-2,
-        max_grad_norm=1.0,
-        word_embedding_std=0.1,
-        decay=True,
+        **MEMORISE,
         model_changes={"max_position_embeddings": longest},
     )
     out = jax.tree.map(np.asarray, nnx.jit(lambda m: m(batch, deterministic=True))(model))
