@@ -33,8 +33,10 @@ def get_config(arg: str | None = None):
     c.max_seq_length = 510
     c.metric_key = ""  # "" = the task's own (wos_slot_f1)
     # value_loss "all": the generator learns every slot's value, "none" included (the
-    # baseline); "filled": only slots that have a value (finetune/tasks/wos.py)
+    # baseline); "filled": only slots that have a value. gate_input "context": the slot gate
+    # reads the first decoder step's attention context (the baseline, TRADE); "context_state":
+    # that step's GRU state beside it (finetune/tasks/wos.py, docs/finetune_structured.md)
     c.task_options = ml_collections.ConfigDict(
-        {"max_value_length": 0, "dropout": 0.1, "value_loss": "all"}
+        {"max_value_length": 0, "dropout": 0.1, "value_loss": "all", "gate_input": "context"}
     )
     return common.apply_arg(c, arg) if arg else c

@@ -18,7 +18,11 @@ the slot name's word embeddings and later inputs the previous value token's embe
 encoder's word-embedding matrix, tied as in the baseline); at every step attention over the
 encoder states gives a copy distribution over the input tokens, the state times the embedding
 matrix a vocabulary distribution, and ``p_gen = sigmoid(W [x; h; context])`` mixes them; the gate
-is a linear layer on the first step's context. All slots decode in parallel.
+is a linear layer on the first step's context. All slots decode in parallel. ``gate_input``
+``"context_state"`` (not the baseline's; default ``"context"``) gives the gate that step's GRU
+state beside its context: the context is an average of encoder states, so two slots that attend
+to the same tokens (``숙소-인터넷 가능`` and ``숙소-종류`` on one turn) get the same gate,
+while the state still carries the slot name (docs/finetune_structured.md, memorisation).
 
 Training always uses teacher forcing (the baseline draws it with probability 0.5 per batch; with
 it on, every step's attention runs in parallel, which is what makes the step fast in JAX). Loss
@@ -68,6 +72,7 @@ GATES = ("none", "dontcare", "ptr", "yes", "no")
 _GATE_ID = {g: i for i, g in enumerate(GATES)}
 NONE_VALUE = "none"
 VALUE_LOSSES = ("all", "filled")
+GATE_INPUTS = ("context", "context_state")
 NEG = -1e9
 _DIGIT_PUNCT = re.compile(r"(?<=\d) ?([:\-/.,]) ?(?=\d)")
 
@@ -113,13 +118,23 @@ class TradeHead(nnx.Module):
 
     uses_word_embeddings = True
 
-    def __init__(self, config: Any, *, max_value_length: int, dropout: float, rngs: nnx.Rngs):
+    def __init__(
+        self,
+        config: Any,
+        *,
+        max_value_length: int,
+        dropout: float,
+        rngs: nnx.Rngs,
+        gate_input: str = "context",
+    ):
         h = config.hidden_size
         self.max_value_length = max_value_length
+        self.gate_input = gate_input
         self.gru = nnx.RNN(nnx.GRUCell(h, h, rngs=rngs), return_carry=False)
         self.cell = self.gru.cell
         self.w_gen = nnx.Linear(3 * h, 1, rngs=rngs)
-        self.w_gate = nnx.Linear(h, len(GATES), rngs=rngs)
+        width = 2 * h if gate_input == "context_state" else h
+        self.w_gate = nnx.Linear(width, len(GATES), rngs=rngs)
         self.dropout = nnx.Dropout(dropout, rngs=rngs)
 
     def _start(self, sequence, pooled, batch, emb):
@@ -127,6 +142,12 @@ class TradeHead(nnx.Module):
         h0 = (pooled if pooled is not None else sequence[:, 0]).astype(jnp.float32)
         slot = jnp.sum(emb[batch["slot_ids"]] * batch["slot_mask"][..., None], axis=2)  # [B,S,H]
         return jnp.repeat(h0, s, axis=0), slot.reshape(b * s, -1)
+
+    def _gate(self, context, hid):
+        """Gate logits from the first decoder step's context [B,S,H] (TRADE), with that step's
+        state beside it under ``gate_input="context_state"`` (module doc)."""
+        x = context if self.gate_input == "context" else jnp.concatenate([context, hid], -1)
+        return self.w_gate(x).astype(jnp.float32)
 
     def _attend(self, hid, enc, mask):
         """hid [B,S,...,H] x enc [B,L,H] -> attention [B,S,...,L], context [B,S,...,H]."""
@@ -171,7 +192,7 @@ class TradeHead(nnx.Module):
         p = p_gen * p_vocab + (1.0 - p_gen) * p_copy
         return {
             "token_logprob": jnp.log(p + 1e-12),
-            "gate": self.w_gate(context[:, :, 0]).astype(jnp.float32),
+            "gate": self._gate(context[:, :, 0], hid[:, :, 0]),
         }
 
     def _greedy(self, batch, enc, emb, mask, h0, x0, b, s):
@@ -195,10 +216,11 @@ class TradeHead(nnx.Module):
             copied = (1.0 - p_gen[..., 0]) * jnp.take_along_axis(p_copy, token[..., None], -1)[
                 ..., 0
             ]
-            step_out = (token, jnp.log(best + 1e-12), copied / jnp.maximum(best, 1e-12), context)
+            step_out = (token, jnp.log(best + 1e-12), copied / jnp.maximum(best, 1e-12))
+            step_out += (context, hid)
             return (h, emb[token].reshape(b * s, -1)), step_out
 
-        _, (tokens, logps, copy_share, contexts) = jax.lax.scan(
+        _, (tokens, logps, copy_share, contexts, states) = jax.lax.scan(
             step, (h0, x0), None, length=self.max_value_length
         )
         return {
@@ -206,7 +228,7 @@ class TradeHead(nnx.Module):
             "generated_logprob": jnp.moveaxis(logps, 0, -1).astype(jnp.float32),
             # share of each greedy token's probability that came through the pointer
             "generated_copy_share": jnp.moveaxis(copy_share, 0, -1).astype(jnp.float32),
-            "gate": self.w_gate(contexts[0]).astype(jnp.float32),
+            "gate": self._gate(contexts[0], states[0]),
         }
 
 
@@ -219,11 +241,18 @@ class WosTask(KlueTask):
     metric_key = "wos_slot_f1"
 
     def __init__(
-        self, max_value_length: int = 0, dropout: float = 0.1, value_loss: str = "all"
+        self,
+        max_value_length: int = 0,
+        dropout: float = 0.1,
+        value_loss: str = "all",
+        gate_input: str = "context",
     ) -> None:
         if value_loss not in VALUE_LOSSES:
             raise ValueError(f"wos: value_loss must be one of {VALUE_LOSSES}, not {value_loss!r}")
+        if gate_input not in GATE_INPUTS:
+            raise ValueError(f"wos: gate_input must be one of {GATE_INPUTS}, not {gate_input!r}")
         self.value_loss = value_loss
+        self.gate_input = gate_input
         self.max_value_length_option = max_value_length
         self.max_value_length = max_value_length
         self.dropout = dropout
@@ -336,6 +365,7 @@ class WosTask(KlueTask):
             max_value_length=max(self.max_value_length, 2),
             dropout=self.dropout,
             rngs=rngs,
+            gate_input=self.gate_input,
         )
 
     def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
