@@ -45,9 +45,6 @@ from pretrain.optimizer import TrainSettings, make_optimizer, make_schedule
 Batch = Mapping[str, jax.Array]
 
 
-SUM_KEYS = ("mlm_loss", "mlm_correct", "mlm_weight", "nsp_loss", "nsp_correct", "nsp_count")
-
-
 class NonFiniteLossError(RuntimeError):
     """The loss or gradient norm became NaN/inf; the run stops, the last good checkpoint stays."""
 
