@@ -177,7 +177,7 @@ def run_all(
             runs.append(run)
         summaries[name] = results.summarize_seeds(runs)
         if seeds > 1:
-            from pretrain.checkpointing import write_json
+            from pretrain.storage import write_json
 
             write_json(output / name / "metrics.json", summaries[name])
         logging.info("%s: %s", name, summaries[name]["mean"])

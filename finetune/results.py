@@ -110,7 +110,7 @@ def write_results(
     skipped: Mapping[str, str] | None = None,
 ) -> None:
     """``results.json`` (every summary, skipped tasks with the reason) and ``results.md``."""
-    from pretrain.checkpointing import write_json
+    from pretrain.storage import write_json
 
     columns = [{"column": c, "task": t, "metric": m} for c, t, m in PAPER_COLUMNS]
     data = {"columns": columns, "tasks": dict(summaries), "skipped": dict(skipped or {})}

@@ -47,7 +47,7 @@ import numpy as np
 from finetune import modeling
 from finetune.steps import build_program, optimizer_config, plan_steps
 from finetune.tasks.base import EncodeContext, Features, Splits, Task
-from pretrain import checkpointing, sharding, supervision
+from pretrain import checkpointing, sharding, storage, supervision
 from pretrain import train as pretrain_train
 from pretrain.metric_log import MetricLog
 
@@ -334,7 +334,7 @@ def run_task(
         "config": cfg_json,
     }
     if is_main:
-        checkpointing.write_json(out / "config.json", info)
+        storage.write_json(out / "config.json", info)
     logging.info(
         "%s: %d train / %d dev examples, %d steps (%d per epoch, warmup %d), %d devices%s",
         task.name,
@@ -441,10 +441,8 @@ def run_task(
         "history": history,
     }
     if is_main:
-        checkpointing.write_json(out / METRICS, result)
-        checkpointing.write_json(
-            out / MANIFEST, {"status": "done", "run_id": run_id, "task": task.name}
-        )
+        storage.write_json(out / METRICS, result)
+        storage.write_json(out / MANIFEST, {"status": "done", "run_id": run_id, "task": task.name})
         if not bool(cfg["keep_resume_checkpoint"]):
             shutil.rmtree(out / checkpointing.CHECKPOINT_SUBDIR, ignore_errors=True)
     return result
@@ -489,7 +487,7 @@ def _save_best(
     tok_tmp = best / "tokenizer.json.tmp"
     pre.tokenizer.save(str(tok_tmp))
     tok_tmp.replace(best / "tokenizer.json")
-    checkpointing.write_json(
+    storage.write_json(
         best / "model.json",
         {
             "task": task.name,

@@ -232,13 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     table = collect(out, ablations, arms, args, corpus, sources, not_run, time.time() - started)
     runner.note("table", f"{out / 'ablation.md'} ({len(table['rows'])} rows)")
-    failed = [r.name for r in runner.records if r.status == "failed"]
-    if failed:
-        print(
-            f"ablate: table written, but these stages failed: {', '.join(failed)}", file=sys.stderr
-        )
-        return 1
-    return 0
+    return runner.exit_code("ablate", "table")
 
 
 def arm_row(out: Path, name: str, method: str, which: str, random_init: bool) -> dict:

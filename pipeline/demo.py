@@ -181,13 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds=time.time() - started,
     )
     runner.note("report", str(path))
-    failed = [r.name for r in runner.records if r.status == "failed"]
-    if failed:
-        print(
-            f"demo: report written, but these stages failed: {', '.join(failed)}", file=sys.stderr
-        )
-        return 1
-    return 0
+    return runner.exit_code("demo", "report")
 
 
 if __name__ == "__main__":

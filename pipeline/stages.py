@@ -108,6 +108,18 @@ class Runner:
         """The stages recorded in ``pipeline.json`` by earlier runs, in their order."""
         return [StageRecord(**rec) for rec in self._previous.values()]
 
+    def exit_code(self, prog: str, written: str) -> int:
+        """0, or 1 after naming on stderr the stages of this run that failed (``written``, the
+        report or table, was still written from what finished)."""
+        failed = [r.name for r in self.records if r.status == "failed"]
+        if failed:
+            print(
+                f"{prog}: {written} written, but these stages failed: {', '.join(failed)}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+
     def _say(self, text: str) -> None:
         if not self.quiet:
             print(text, flush=True)

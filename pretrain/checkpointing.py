@@ -209,8 +209,3 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
                 last.update({k: v for k, v in row.items() if "loss" in k or "accuracy" in k})
         info.update({k: round(v, 4) for k, v in sorted(last.items())})
     return {k: v for k, v in info.items() if v is not None}
-
-
-def write_json(path: str | Path, data: dict[str, Any]) -> None:
-    """Atomic JSON write for small run files (config snapshot), local or ``gs://``."""
-    storage.write_json(path, data)

@@ -42,23 +42,22 @@ class MetricLog:
         self._tb = None
         if not enabled:
             return
-        kept = []
-        if self.path.exists():
-            kept = [
-                line
+        existed = self.path.exists()
+        kept = ""  # the rows up to the resumed step
+        if existed:
+            kept = "".join(
+                line + "\n"
                 for line in self.path.read_text().splitlines()
                 if line.strip() and json.loads(line)["step"] <= resume_step
-            ]
+            )
         if storage.is_remote(self.path):
             # Objects cannot be appended to: the whole file is uploaded at most once a
             # minute and at close (pretrain.storage).
-            initial = "".join(line + "\n" for line in kept).encode("utf-8")
+            initial = kept.encode("utf-8")
             self._file = storage.RemoteLog(self.path, initial, min_seconds=REMOTE_SYNC_SECONDS)
         else:
-            if self.path.exists():
-                tmp = self.path.with_name(self.path.name + ".tmp")
-                tmp.write_text("".join(line + "\n" for line in kept))
-                tmp.replace(self.path)
+            if existed:
+                storage.write_text_atomic(self.path, kept)
             self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         try:
             from tensorboardX import SummaryWriter

@@ -546,7 +546,7 @@ def train_and_evaluate(
         "config": _config_json(cfg),
     }
     if is_main:
-        checkpointing.write_json(workdir / "config.json", meta)
+        storage.write_json(workdir / "config.json", meta)
 
     log = MetricLog(workdir, start, enabled=is_main)
     own_watcher = preemption is None
