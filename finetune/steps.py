@@ -185,10 +185,13 @@ def build_program(
 ) -> Program:
     """The (cached) `Program`; the cache key holds only hashable descriptions of its inputs."""
     add_pooler = loaded.encoder.pooler is not None
+    program_key = getattr(task, "program_key", None)
     key = (
         type(task),
         task.name,
-        getattr(task, "program_options", ()),  # task options that change the head
+        # The task's options and data-derived head sizes; without a key, the instance itself
+        # (the program holds the task, so its id stays unique while cached).
+        program_key() if program_key is not None else ("instance", id(task)),
         loaded.config,
         add_pooler,
         tuple(sorted(opt_cfg.items())),

@@ -214,7 +214,7 @@ def test_re_entity_heads_read_only_their_positions():
     relations = ("a", "b", "c")
     paper, start, mention = (Re(relations, r) for r in ("cls", "entity_start", "mention_mean"))
     assert isinstance(paper.make_head(config, nnx.Rngs(0)), FirstTokenHead)
-    assert len({t.program_options for t in (paper, start, mention)}) == 3  # distinct programs
+    assert len({t.program_key() for t in (paper, start, mention)}) == 3  # distinct programs
     seq = jnp.asarray(np.random.default_rng(0).normal(size=(2, 8, 8)), jnp.float32)
     # Row 0: <subj> at 1, </subj> at 3 (mention = position 2), <obj> at 4, </obj> at 7.
     # Row 1: <subj> cut off (0, mention empty -> [CLS] state), <obj> at 2, </obj> at 4.

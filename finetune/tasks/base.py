@@ -26,6 +26,12 @@ it. A task is an object with these members (see `Task` for the exact signatures)
   ``../shared/docs/klue-formats.md`` (one per scored unit of ``examples``), from the NumPy
   ``outputs`` of every feature row in order (padding rows already removed).
 
+Optional: ``program_key()`` -> a hashable tuple of everything of the instance that shapes the
+head and the loss. The trainer compiles one program per key and process (`finetune.steps`), so
+two instances with equal keys share one. `KlueTask` gives the constructor's options (recorded
+by its ``__new__``, defaults filled in); a task without ``program_key`` gets a program of its
+own per instance.
+
 Data rule (issue #11). When a task's train split is absent (today STS and NER on the shared
 data), `load_klue_splits` splits the DEV set deterministically by a hash of each example's guid:
 a ``dev_fraction`` share becomes the evaluation set, the rest the train set, and
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -243,12 +250,59 @@ class Task(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
+def frozen_options(options: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """``options`` as sorted ``(name, value)`` pairs, lists and mappings made tuples: a
+    canonical, hashable form (equal options give equal tuples whatever their order)."""
+
+    def freeze(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return tuple(sorted((str(k), freeze(v)) for k, v in value.items()))
+        if isinstance(value, (list, tuple)):
+            return tuple(freeze(v) for v in value)
+        return value
+
+    return tuple(sorted((str(k), freeze(v)) for k, v in options.items()))
+
+
 class KlueTask:
-    """Convenience base: ``load_splits`` through `load_klue_splits` and no extra tokens."""
+    """Convenience base: ``load_splits`` through `load_klue_splits`, no extra tokens, and
+    ``options``/``program_key`` for the trainer's cache of compiled programs.
+
+    ``options`` holds the arguments the instance was constructed with, defaults filled in, in
+    the canonical form of `frozen_options`; it is recorded however the task is built
+    (`get_task`, a config's ``task_options``, or a direct ``WosTask(gate_input=...)``).
+    """
 
     name: ClassVar[str]
     metric_key: ClassVar[str]
     extra_tokens: tuple[str, ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> KlueTask:
+        if cls.__init__ is object.__init__:
+            if args or kwargs:
+                raise TypeError(f"{cls.__name__}() takes no arguments")
+            return super().__new__(cls)
+        bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)  # TypeError if bad
+        bound.apply_defaults()
+        given: dict[str, Any] = {}
+        for i, (key, value) in enumerate(bound.arguments.items()):
+            kind = bound.signature.parameters[key].kind
+            if i == 0:  # self
+                continue
+            if kind is inspect.Parameter.VAR_KEYWORD:
+                given.update(value)
+            else:
+                given[key] = value
+        self = super().__new__(cls)
+        self.options = frozen_options(given)
+        return self
+
+    def program_key(self) -> tuple[Any, ...]:
+        """What of this instance shapes the compiled program (`finetune.steps.build_program`
+        keys its cache on it): the constructor's options. A task whose head also depends on
+        what it read from the data (a label list, a decoding length) adds that."""
+        return self.options
 
     def load_splits(self, data_dir: str | os.PathLike | None, dev_fraction: float) -> Splits:
         return load_klue_splits(self.name, data_dir, dev_fraction)

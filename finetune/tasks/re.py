@@ -169,10 +169,9 @@ class Re(KlueTask):
         self.representation = representation
         self.truncated_markers = 0  # rows of the last `encode` whose <subj> or <obj> was cut off
 
-    @property
-    def program_options(self) -> tuple[Any, ...]:
-        """What of this instance changes the compiled program (part of its cache key)."""
-        return (self.representation,)
+    def program_key(self) -> tuple[Any, ...]:
+        """The options and the relation list (the classifier's width) the head is built with."""
+        return (*self.options, ("head_relations", self.relations))
 
     @property
     def relations(self) -> tuple[str, ...]:

@@ -261,6 +261,11 @@ class WosTask(KlueTask):
         self.unknown_slot_items = 0
         self.spellings: dict[str, str] = {}  # value without spaces -> as the train targets spell it
 
+    def program_key(self) -> tuple[Any, ...]:
+        """The options and the decoding length the head unrolls (read from the train values
+        when the ``max_value_length`` option is 0)."""
+        return (*self.options, ("head_max_value_length", max(self.max_value_length, 2)))
+
     def set_ontology(self, slots: Mapping[str, Sequence[str]]) -> None:
         self.slots = tuple(slots)
         self.values = {k: tuple(v) for k, v in slots.items()}
