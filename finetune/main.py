@@ -8,8 +8,9 @@
 pretrain.export``, or a Hugging Face BERT/RoBERTa folder. ``--config`` defaults to
 ``finetune/configs/<task>.py``; with ``--task all`` (or a comma-separated list) each task uses
 its own config, and ``--config finetune/configs/common.py[:tiny]`` plus ``--config.FIELD=VALUE``
-change the given fields of every task. ``--seeds N`` trains seeds ``seed, seed+1, ...`` and
-reports their mean and standard deviation.
+change the given fields of every task (one task's options:
+``--config.task_options_by_task.<task>.OPTION=VALUE``). ``--seeds N`` trains seeds ``seed,
+seed+1, ...`` and reports their mean and standard deviation.
 
 Output: ``OUTPUT/<task>/`` (``OUTPUT/<task>/seed_<s>/`` per seed when N > 1) with ``best/``,
 ``predictions.jsonl``, ``metrics.json``, TensorBoard events; ``OUTPUT/results.json`` and
@@ -79,7 +80,8 @@ def task_config(task: str, base: Any, overrides: dict[str, Any] | None = None) -
     task's own config file with every field where ``base`` differs from `common` applied, and
     every field set on the command line (``overrides``, flat ``a.b`` keys) applied even when it
     equals the common default (``--config.max_seq_length=128`` must reach RE, whose own 256
-    differs)."""
+    differs). ``task_options_by_task.<task>.X`` of `common` becomes ``task_options.X`` of that
+    task only."""
     if base.task == task:
         return copy.deepcopy(base)
     if base.task:
@@ -95,9 +97,16 @@ def task_config(task: str, base: Any, overrides: dict[str, Any] | None = None) -
     cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
     default = _flat(common.get_config().to_dict())
     explicit = set(overrides or {})
+    by_task = f"{common.TASK_OPTIONS_BY_TASK}."
     for key, value in _flat(base.to_dict()).items():
-        if key != "task" and (default.get(key) != value or key in explicit):
-            _set(cfg, key, value)
+        if key == "task" or (default.get(key) == value and key not in explicit):
+            continue
+        if key.startswith(by_task):
+            owner, _, option = key[len(by_task) :].partition(".")
+            if owner != task:
+                continue
+            key = f"task_options.{option}"
+        _set(cfg, key, value)
     return cfg
 
 

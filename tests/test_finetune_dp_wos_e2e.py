@@ -3,7 +3,8 @@ trainer through the CLI's `finetune.main.run_all` (the path of ``--task dp,wos``
 written, and ``python -m finetune.evaluate`` printing the trainer's numbers on them.
 
 The KLUE folder is built from the fixtures (the train files double as dev); the parser is
-shrunk through the configs' ``task_options`` (as ``--config.task_options.lstm_size=...``)."""
+shrunk through the common config's per-task options (as
+``--config.task_options_by_task.dp.lstm_size=...``)."""
 
 from __future__ import annotations
 
@@ -51,20 +52,12 @@ def finetuned(tmp_path_factory, klue_dir) -> Path:
     base.max_train_steps = 2
     base.progress_bar = False
     base.log_every_steps = 1
+    # The parser at test size, as --config.task_options_by_task.dp.lstm_size=16 ...
+    base.task_options_by_task.dp.update(lstm_size=16, arc_space=16, type_space=8, pos_dim=8)
     out = tmp_path_factory.mktemp("runs")
-    real_task_config = ft_main.task_config
-
-    def small(task, cfg, overrides=None):  # the parser at test size, as --config.task_options.*
-        c = real_task_config(task, cfg, overrides)
-        if task == "dp":
-            c.task_options.update(lstm_size=16, arc_space=16, type_space=8, pos_dim=8)
-        return c
-
-    ft_main.task_config = small
-    try:
-        ft_main.run_all(base, list(SOURCES), str(model), out, str(klue_dir), 1)
-    finally:
-        ft_main.task_config = real_task_config
+    ft_main.run_all(base, list(SOURCES), str(model), out, str(klue_dir), 1)
+    written = json.loads((out / "dp" / "config.json").read_text())["config"]
+    assert written["task_options"]["lstm_size"] == 16 and "task_options_by_task" not in written
     return out
 
 
@@ -107,3 +100,45 @@ def test_command_line_overrides_reach_every_task_config():
     assert ft_main.task_config("re", fv.config, overrides).max_seq_length == 128
     assert ft_main.task_config("re", fv.config).max_seq_length == 256  # no override given
     assert ft_main.task_config("dp", fv.config, overrides).num_train_epochs == 10
+
+
+def test_common_config_sets_one_tasks_options():
+    """``--task all`` with the common config: ``task_options_by_task.re.representation`` reaches
+    RE's ``task_options`` (and its task object) only; other tasks keep their own options, and
+    a task's config carries no copy of the per-task block (its run hash is unchanged)."""
+    import importlib
+
+    from absl import flags
+    from ml_collections import config_flags
+
+    from finetune import main as ft_main
+
+    fv = flags.FlagValues()
+    common = str(Path(ft_main.__file__).parent / "configs" / "common.py")
+    argv = [
+        "prog",
+        f"--config={common}:tiny",
+        "--config.task_options_by_task.re.representation=mention_mean",
+        "--config.task_options_by_task.dp.tree_decoding=True",
+    ]
+    config_flags.DEFINE_config_file("config", common, flag_values=fv, sys_argv=argv)
+    fv(argv)
+    overrides = config_flags.get_override_values(fv["config"])
+    re_cfg = ft_main.task_config("re", fv.config, overrides)
+    assert re_cfg.task_options.to_dict() == {"representation": "mention_mean"}
+    assert ft_main.make_task("re", re_cfg).representation == "mention_mean"
+    dp_cfg = ft_main.task_config("dp", fv.config, overrides)
+    assert dp_cfg.task_options.tree_decoding is True
+    assert dp_cfg.task_options.lstm_size == 768  # left alone: DP's own default
+    for task in ("ynat", "mrc", "wos"):
+        own = importlib.import_module(f"finetune.configs.{task}").get_config().to_dict()
+        got = ft_main.task_config(task, fv.config, overrides).to_dict()
+        assert {k: v for k, v in got.items() if k not in own} == {}
+        assert got.get("task_options") == own.get("task_options"), task
+    # A misspelt option (or a task without options, e.g. ynat) is refused when parsing.
+    for wrong in ("re.representaton=cls", "ynat.representation=cls"):
+        bad = flags.FlagValues()
+        argv = ["prog", f"--config.task_options_by_task.{wrong}"]
+        with pytest.raises((AttributeError, KeyError), match="ynat|representaton"):
+            config_flags.DEFINE_config_file("config", common, flag_values=bad, sys_argv=argv)
+            bad(argv)

@@ -1,6 +1,6 @@
 """Fields shared by every fine-tuning config, with the KLUE-baseline code defaults.
 
-Each task config (``finetune/configs/<task>.py``) starts from `get_config()` and sets what the
+Each task config (``finetune/configs/<task>.py``) starts from `base_config()` and sets what the
 KLUE-baseline run script sets for that task. Every field can be overridden on the command
 line (``--config.learning_rate=3e-5``). ``get_config("tiny")`` (``--config
 finetune/configs/common.py:tiny``) is the tiny CPU override: with ``--task all`` and this
@@ -13,14 +13,47 @@ task's own config. A smoke run on a tiny pretraining workdir::
 Expected: every task finishes on 2 CPU cores in a few minutes with scores near chance (the
 tiny encoder is barely trained, and the tiny override trains on 512 examples); the point is
 the files and the table, not the figures. See docs/finetune.md.
+
+Task options (a task config's ``task_options``, the task's constructor arguments) differ per
+task, so this file holds them per task under ``task_options_by_task.<task>``, copied from each
+task config; one changed here reaches that task's ``task_options`` only::
+
+    python -m finetune --task all --model runs/tiny --output runs/ft-tiny \
+        --config finetune/configs/common.py:tiny \
+        --config.task_options_by_task.re.representation=mention_mean
+
+Task configs start from `base_config` (the shared fields without that block).
 """
 
 from __future__ import annotations
 
+import importlib
+
 import ml_collections
+
+#: The field of this file's config that holds each task's ``task_options``.
+TASK_OPTIONS_BY_TASK = "task_options_by_task"
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
+    """The config of ``--config finetune/configs/common.py[:tiny]``: `base_config` plus
+    every task config's default ``task_options`` under ``task_options_by_task.<task>``."""
+    from finetune.tasks.base import ALL_TASKS
+
+    c = base_config()
+    by_task = ml_collections.ConfigDict()
+    for task in ALL_TASKS:
+        task_cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
+        if "task_options" in task_cfg:
+            by_task[task] = ml_collections.ConfigDict(task_cfg.task_options.to_dict())
+    c[TASK_OPTIONS_BY_TASK] = by_task
+    if arg:
+        apply_arg(c, arg)
+    return c
+
+
+def base_config() -> ml_collections.ConfigDict:
+    """The fields every task config has (each task config starts from these)."""
     c = ml_collections.ConfigDict()
     c.task = ""  # set by each task config; "" here: "apply my changes to every task"
     c.seed = 42
@@ -67,8 +100,6 @@ def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
     c.distributed.num_processes = -1
     c.distributed.process_id = -1
     c.distributed.cpu_collectives = ""  # "gloo" for several CPU processes
-    if arg:
-        apply_arg(c, arg)
     return c
 
 

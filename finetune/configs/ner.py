@@ -19,7 +19,7 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.get_config()
+    c = common.base_config()
     c.task = "ner"
     c.num_train_epochs = 3
     c.max_seq_length = 510

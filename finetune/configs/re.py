@@ -31,7 +31,7 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.get_config()
+    c = common.base_config()
     c.task = "re"
     c.learning_rate = 5e-5
     c.num_train_epochs = 3
