@@ -27,7 +27,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from corpus.klue.files import (
 )
 from finetune import prediction_files
 from finetune.metrics import METRIC_NAMES
+from pretrain import storage
 
 _READERS = {
     "ynat": ynat.read,
@@ -139,19 +139,6 @@ def _json_value(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _write_atomic(path: str, text: str) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m finetune.evaluate",
@@ -220,7 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     out = {name: _json_value(v) for name, v in scores.items()}
     if args.output:
-        _write_atomic(args.output, json.dumps(out, indent=2) + "\n")
+        storage.makedirs(storage.path(args.output).parent)
+        storage.write_text_atomic(args.output, json.dumps(out, indent=2) + "\n")
     print(json.dumps(out))
     return 0
 

@@ -77,15 +77,24 @@ def makedirs(p: str | os.PathLike) -> epath.Path:
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:
     """Writes ``text`` so a reader sees the old content or the new, never a part.
 
-    Local: a temporary sibling renamed over the target. Remote: one upload (atomic there).
+    Local: a hidden temporary sibling renamed over the target. Its name is unique to the call
+    (process id and a random part, created exclusively), so concurrent writers of one path
+    never share a temporary: the last rename wins and each rename carries one whole text. It
+    is created with ``open``'s permissions (the umask applies, unlike `tempfile.mkstemp`'s
+    0600) and removed when the write fails. Remote: one upload (atomic there).
     """
     target = path(target)
     if is_remote(target):
         target.write_text(text, encoding="utf-8")
         return
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        pathlib.Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_json(target: str | os.PathLike, data: Any) -> None:

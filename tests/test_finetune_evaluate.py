@@ -83,11 +83,15 @@ def test_perfect_predictions_score_100_on_the_fixtures(task, tmp_path, capsys):
     path = tmp_path / "p.jsonl"
     prediction_files.write_predictions(task, preds, path)
     name = {"mrc": "klue-mrc-v1.1/klue-mrc-v1.1_dev.json", "wos": "wos-v1.1/wos-v1.1_dev.json"}
+    out = tmp_path / "scores" / f"{task}.json"  # its folder does not exist yet
     code, got, err = cli(
-        capsys, "--task", task, "--predictions", str(path), "--gold", str(FIXTURES / name[task])
-    )
+        capsys, "--task", task, "--predictions", str(path), "--gold", str(FIXTURES / name[task]),
+        "--output", str(out),
+    )  # fmt: skip
     assert code == 0, err
     assert got == dict.fromkeys(METRIC_NAMES[task], 100.0)
+    assert json.loads(out.read_text()) == got
+    assert [p.name for p in out.parent.iterdir()] == [out.name]  # no temporary left
 
 
 def test_mrc_fixture_unanswerable_and_alternative_answers(tmp_path, capsys):

@@ -125,6 +125,47 @@ def test_paths_keep_uris_and_local_paths_as_before(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]  # no temporary left
 
 
+def test_concurrent_atomic_writes_to_one_file_never_collide(tmp_path):
+    """Writers racing on one path (two evaluations writing the same ``--output``, two hosts
+    writing a shared run file) each use their own temporary: no writer fails, a reader only
+    ever sees one writer's whole text, and no temporary is left behind."""
+    import threading
+
+    target = tmp_path / "scores.json"
+    texts = [f"{i}" * 50_000 + "\n" for i in range(4)]
+    errors: list[BaseException] = []
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def write(text: str) -> None:
+        try:
+            for _ in range(100):
+                storage.write_text_atomic(target, text)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    def read() -> None:
+        while not done.is_set():
+            if target.exists():
+                seen.add(target.read_text(encoding="utf-8"))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    writers = [threading.Thread(target=write, args=(t,)) for t in texts]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    done.set()
+    reader.join()
+    assert errors == []
+    assert seen <= set(texts) and target.read_text(encoding="utf-8") in texts
+    assert [p.name for p in tmp_path.iterdir()] == ["scores.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # as open() would create it
+
+
 def test_metrics_and_tensorboard_in_a_bucket_and_resume(bucket):
     run = "gs://bkt/run"
     log = metric_log.MetricLog(run, 0, enabled=True)
