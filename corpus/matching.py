@@ -1,4 +1,4 @@
-"""Is a corpus sentence a copy of a benchmark sentence? Five signals, one decision.
+"""Is a corpus sentence a copy of a benchmark sentence? Seven signals, one decision.
 
 BM25 similarity alone (`corpus.bm25`, ``bm25(q, d) / max(self(q), self(d))``)
 removed short generic phrases (``정말 훌륭한 영화다`` matched ``정말 재미없는
@@ -13,18 +13,36 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
    particle or ending syllable (``지루했다``/``지루했어``, not ``재미있는``/
    ``재미없는``). Lookups use the one-character deletions of every short
    benchmark key. Off in the calibrated defaults (it removed generic reviews).
-3. ``overlap``: at any length, the longest common substring of the two keys is
+3. ``near_copy``: for a sentence shorter than ``short_chars``, a benchmark key
+   sharing a verbatim run of at least ``short_share`` of the longer of the two
+   keys (and `NEAR_MIN_CHARS` characters), and carrying at least
+   ``short_weight`` of BM25 self-weight (see ``short_quote``): a short title
+   or turn with its last word cut or a word added (``여야 대표 회동``/``여야
+   대표 회동 싸늘``), which one function-syllable edit does not cover, but not
+   a stock phrase one ending away (``너무 멋있다``/``너무 멋있음``). Found by seed and extend from
+   every `SHORT_GRAM`-gram of the short benchmark keys (exact).
+4. ``overlap``: at any length, the longest common substring of the two keys is
    at least ``overlap_chars`` characters and ``overlap_share`` of the benchmark
    key: quotes (share 1), cut ends (0.8 for a 20% cut), added clauses (1).
    Found by seed and extend: every benchmark key is indexed under every
    ``step``-th `OVERLAP_GRAM`-gram, which any long enough common substring must
    contain (exact, tested against brute force).
-4. ``bm25``: for sentences of ``short_chars`` or more, the BM25 similarity
+5. ``short_quote``: a whole benchmark key of `QUOTE_MIN_CHARS` to
+   `NEAR_MAX_CHARS` characters (shorter than ``overlap`` reaches) inside the
+   corpus key, when the benchmark sentence carries at least ``quote_weight``
+   of BM25 self-weight (the sum of its morphemes' weights: rare words count,
+   so ``사이타마현 출신`` qualifies and the stock phrase ``라고 덧붙였다`` does
+   not; about 1% of unrelated corpus sentences contain some benchmark sentence
+   of 5-9 characters verbatim). With ``quoted_span`` on, also a whole
+   benchmark sentence (`QUOTE_MIN_CHARS` or more) standing alone between
+   quotation marks (``… "재밌다고 생각함"라고 …``), whatever its weight: a
+   quotation of it, not a stock phrase running on in the text.
+6. ``bm25``: for sentences of ``short_chars`` or more, the BM25 similarity
    ``bm25(q, d) / max(self(q), self(d))`` to the best benchmark sentence
    reaches ``threshold`` (a changed particle mid-sentence, reordered words).
    Shorter sentences share most of their morphemes with some benchmark
    sentence by chance, so BM25 is not used for them.
-5. ``containment``: for sentences of ``short_chars`` or more, a benchmark
+7. ``containment``: for sentences of ``short_chars`` or more, a benchmark
    sentence of at least ``containment_chars`` characters has ``containment`` of
    its BM25 weight (rare morphemes count most) on morphemes the corpus
    sentence also has.
@@ -53,7 +71,17 @@ from corpus.bm25 import BM25Index, row_argmax
 from corpus.normalize import dedup_key
 
 #: Signals in the order they are checked; ``removed/`` records say which one fired.
-SIGNALS = ("exact", "near_exact", "overlap", "bm25", "containment")
+SIGNALS = ("exact", "near_exact", "near_copy", "overlap", "short_quote", "bm25", "containment")
+#: The `MatchConfig` fields each signal's decision reads (`Matcher.fires`).
+SIGNAL_PARAMS = {
+    "exact": (),
+    "near_exact": ("short_chars", "near_exact_edits"),
+    "near_copy": ("short_chars", "short_share", "short_weight"),
+    "overlap": ("overlap_chars", "overlap_share"),
+    "short_quote": ("quote_weight", "quoted_span"),
+    "bm25": ("short_chars", "threshold"),
+    "containment": ("short_chars", "containment", "containment_chars"),
+}
 #: Benchmark sentences up to this length are indexed for near-exact lookups (by their
 #: one-character deletions); --short-chars must not exceed it.
 NEAR_MAX_CHARS = 24
@@ -67,7 +95,14 @@ FUNCTION_SYLLABLES = frozenset(
 #: Length of the character n-grams (of `match_key`s) that seed the ``overlap`` signal; its
 #: minimum overlap length (``overlap_chars``) must be at least this.
 OVERLAP_GRAM = 8
+#: Length of the n-grams that seed ``near_copy`` and ``short_quote`` (= `NEAR_MIN_CHARS`: every
+#: run they accept has at least this many characters).
+SHORT_GRAM = 4
+#: The shortest benchmark key ``short_quote`` looks for inside a corpus sentence.
+QUOTE_MIN_CHARS = 5
 _NON_WORD = re.compile(r"[\W_]+")
+#: Text between a pair of quotation marks (straight, curly, corner brackets).
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'|‘([^’]+)’|「([^」]+)」|『([^』]+)』')
 
 
 def match_key(text: str) -> str:
@@ -91,12 +126,20 @@ class MatchConfig:
     containment_chars: int = 30
     overlap_chars: int = 10
     overlap_share: float = 0.7
+    short_share: float = 0.0  # near_copy (0: off)
+    short_weight: float = 0.0  # near_copy needs this BM25 self-weight of the benchmark sentence
+    quote_weight: float = 0.0  # short_quote (0: off)
+    quoted_span: bool = False  # short_quote also fires on a benchmark sentence between quotes
 
     def __post_init__(self) -> None:
         if self.overlap_chars < OVERLAP_GRAM:
             raise ValueError(f"overlap_chars must be at least {OVERLAP_GRAM}")
         if not 0.0 < self.overlap_share <= 1.0:
             raise ValueError("overlap_share must be in (0, 1]")
+        if not 0.0 <= self.short_share <= 1.0:
+            raise ValueError("short_share must be in [0, 1] (0: near_copy off)")
+        if not self.quote_weight >= 0 or not self.short_weight >= 0:
+            raise ValueError("quote_weight and short_weight must be >= 0")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -139,6 +182,80 @@ class Matcher:
             if NEAR_MIN_CHARS - 1 <= len(k) <= NEAR_MAX_CHARS:
                 for j in range(len(k)):
                     self._deletions.setdefault(k[:j] + k[j + 1 :], i)
+        self._short_grams: dict[str, list[int]] | None = None  # built on first use
+        self._quote_heads: dict[str, list[int]] | None = None
+
+    # ------------------------------------------------------- short sentences
+    def quoted_span(self, texts: list[str]) -> np.ndarray:
+        """Per text: a benchmark sentence (`QUOTE_MIN_CHARS` or more) that one of its
+        quotation-mark spans equals after normalisation (-1: none)."""
+        out = np.full(len(texts), -1, dtype=np.int64)
+        for r, t in enumerate(texts):
+            for m in _QUOTED.finditer(t):
+                key = match_key(next(g for g in m.groups() if g is not None))
+                d = self.exact.get(key, -1) if len(key) >= QUOTE_MIN_CHARS else -1
+                if d >= 0:
+                    out[r] = d
+                    break
+        return out
+
+    def near_copy_best(self, keys: list[str], max_chars: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per query key shorter than `max_chars` (and at least `NEAR_MIN_CHARS`): the
+        benchmark key (up to `NEAR_MAX_CHARS`) with the longest common substring as a
+        share of the longer of the two, and that share (-1 and 0: none)."""
+        if self._short_grams is None:
+            grams: dict[str, list[int]] = {}
+            for d, k in enumerate(self.keys):
+                if NEAR_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS:
+                    for p in range(len(k) - SHORT_GRAM + 1):
+                        grams.setdefault(k[p : p + SHORT_GRAM], []).append(d << 20 | p)
+            self._short_grams = grams
+        best = np.full(len(keys), -1, dtype=np.int64)
+        share = np.zeros(len(keys))
+        n, bkeys = SHORT_GRAM, self.keys
+        for r, c in enumerate(keys):
+            lc = len(c)
+            if not NEAR_MIN_CHARS <= lc < max_chars:
+                continue
+            seen: set[tuple[int, int]] = set()
+            for i in range(lc - n + 1):
+                for h in self._short_grams.get(c[i : i + n], ()):
+                    d, p = h >> 20, h & 0xFFFFF
+                    if (d, i - p) in seen:
+                        continue
+                    seen.add((d, i - p))
+                    b = bkeys[d]
+                    lo = 0
+                    while lo < i and lo < p and c[i - lo - 1] == b[p - lo - 1]:
+                        lo += 1
+                    hi = n
+                    while i + hi < lc and p + hi < len(b) and c[i + hi] == b[p + hi]:
+                        hi += 1
+                    v = (lo + hi) / max(lc, len(b))
+                    if v > share[r] or (v == share[r] and d < best[r]):
+                        best[r], share[r] = d, v
+        return best, share
+
+    def short_quote_best(self, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per query key: the benchmark key of `QUOTE_MIN_CHARS`..`NEAR_MAX_CHARS`
+        characters found whole inside it with the largest BM25 self-weight, and that
+        weight (-1 and 0: none). Lookups by each benchmark key's first `SHORT_GRAM`
+        characters."""
+        if self._quote_heads is None:
+            heads: dict[str, list[int]] = {}
+            for d, k in enumerate(self.keys):
+                if QUOTE_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS:
+                    heads.setdefault(k[:SHORT_GRAM], []).append(d)
+            self._quote_heads = heads
+        best = np.full(len(keys), -1, dtype=np.int64)
+        weight = np.zeros(len(keys))
+        w, bkeys = self._doc_weight, self.keys
+        for r, c in enumerate(keys):
+            for i in range(len(c) - QUOTE_MIN_CHARS + 1):
+                for d in self._quote_heads.get(c[i : i + SHORT_GRAM], ()):
+                    if w[d] > weight[r] and c.startswith(bkeys[d], i):
+                        best[r], weight[r] = d, w[d]
+        return best, weight
 
     def near_exact(self, key: str) -> int:
         """A benchmark sentence whose key is one character edit from `key`, or -1."""
@@ -294,12 +411,15 @@ class Matcher:
         texts: list[str],
         floor: float | None = None,
         short_chars: int | None = None,
+        all_features: bool = False,
     ) -> dict[str, np.ndarray]:
         """Every signal's raw value per query (for calibration and for `match`).
 
         BM25 values are exact from `floor` up (default: the config's threshold)
         for sentences of `short_chars` or more (default: the config's); shorter
-        ones get only the exact and near-exact lookups.
+        ones get only the exact and near-exact lookups. The ``near_copy`` and
+        ``short_quote`` values are computed when the config uses them, or for
+        every query (`all_features`, for calibration).
         """
         cfg = self.config
         floor = cfg.threshold if floor is None else floor
@@ -317,10 +437,26 @@ class Matcher:
         b_doc, b_sim = self.bm25_best(tokens, floors, matrix=qm)
         c_doc, c_cov = self.containment_best(q, qlen, cfg.containment_chars)
         o_doc, o_share = self.overlap_best(keys, cfg.overlap_chars, cfg.overlap_share)
+        n_doc, n_share = np.full(len(keys), -1, np.int64), np.zeros(len(keys))
+        if cfg.short_share > 0 or all_features:
+            n_doc, n_share = self.near_copy_best(
+                keys, NEAR_MAX_CHARS + 1 if all_features else cfg.short_chars
+            )
+        s_doc, s_weight = np.full(len(keys), -1, np.int64), np.zeros(len(keys))
+        if cfg.quote_weight > 0 or all_features:
+            s_doc, s_weight = self.short_quote_best(keys)
+        span_doc = np.full(len(keys), -1, np.int64)
+        if cfg.quoted_span or all_features:
+            span_doc = self.quoted_span(texts)
         return {
             "qlen": qlen,
             "exact": exact,
             "near": near,
+            "near_copy_doc": n_doc,
+            "near_copy": n_share,
+            "quote_doc": s_doc,
+            "quote_weight": s_weight,
+            "span_doc": span_doc,
             "bm25_doc": b_doc,
             "bm25": b_sim,
             "contain_doc": c_doc,
@@ -329,39 +465,64 @@ class Matcher:
             "overlap": o_share,
         }
 
-    def decide(self, f: dict[str, np.ndarray], cfg: MatchConfig | None = None) -> Matches:
-        """Applies the thresholds of `cfg` to precomputed `features`."""
-        cfg = cfg or self.config
+    def fires(self, f: dict[str, np.ndarray], cfg: MatchConfig) -> dict[str, tuple]:
+        """Per signal: (fires per query, benchmark sentence, score) under `cfg`'s thresholds.
+
+        Each signal reads only its own thresholds (`SIGNAL_PARAMS`), which lets
+        `corpus.calibrate` combine the signals of a grid without deciding every
+        configuration from scratch."""
         n = len(f["qlen"])
-        doc = np.full(n, -1, dtype=np.int64)
-        score = np.zeros(n)
-        signal = np.full(n, "", dtype=object)
         short = f["qlen"] < cfg.short_chars
-        has_b = f["bm25_doc"] >= 0
-        rules = [
-            ("exact", f["exact"] >= 0, f["exact"], np.ones(n)),
-            (
-                "near_exact",
+        return {
+            "exact": (f["exact"] >= 0, f["exact"], np.ones(n)),
+            "near_exact": (
                 short & (f["near"] >= 0) & (cfg.near_exact_edits >= 1),
                 f["near"],
                 1.0 - 1.0 / np.maximum(f["qlen"], 1),
             ),
-            (
-                "overlap",
+            "near_copy": (
+                short & (f["near_copy_doc"] >= 0) & (cfg.short_share > 0)
+                & (f["near_copy"] >= cfg.short_share)
+                & (self._doc_weight[np.maximum(f["near_copy_doc"], 0)] >= cfg.short_weight),
+                f["near_copy_doc"],
+                f["near_copy"],
+            ),
+            "overlap": (
                 (f["overlap_doc"] >= 0) & (f["overlap"] >= cfg.overlap_share),
                 f["overlap_doc"],
                 f["overlap"],
             ),
-            ("bm25", ~short & has_b & (f["bm25"] >= cfg.threshold), f["bm25_doc"], f["bm25"]),
-            (
-                "containment",
+            "short_quote": (
+                ((f["quote_doc"] >= 0) & (cfg.quote_weight > 0)
+                 & (f["quote_weight"] >= cfg.quote_weight))
+                | ((f["span_doc"] >= 0) & cfg.quoted_span),
+                np.where(f["quote_doc"] >= 0, f["quote_doc"], f["span_doc"]),
+                f["quote_weight"],
+            ),
+            "bm25": (
+                ~short & (f["bm25_doc"] >= 0) & (f["bm25"] >= cfg.threshold),
+                f["bm25_doc"],
+                f["bm25"],
+            ),
+            "containment": (
                 ~short & (f["contain_doc"] >= 0) & (f["contain"] >= cfg.containment)
                 & (self._key_len[np.maximum(f["contain_doc"], 0)] >= cfg.containment_chars),
                 f["contain_doc"],
                 f["contain"],
             ),
-        ]  # fmt: skip
-        for name, fire, d, s in rules:
+        }  # fmt: skip
+
+    def decide(self, f: dict[str, np.ndarray], cfg: MatchConfig | None = None) -> Matches:
+        """Applies the thresholds of `cfg` to precomputed `features`: the first signal
+        (in `SIGNALS` order) that fires names the match."""
+        cfg = cfg or self.config
+        n = len(f["qlen"])
+        doc = np.full(n, -1, dtype=np.int64)
+        score = np.zeros(n)
+        signal = np.full(n, "", dtype=object)
+        fired = self.fires(f, cfg)
+        for name in SIGNALS:
+            fire, d, s = fired[name]
             take = fire & (doc < 0)
             doc[take] = d[take]
             score[take] = s[take]
