@@ -300,12 +300,15 @@ def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[Match
     """The grid configuration chosen on the calibration half (`mask`).
 
     Only configurations whose unrelated-removal rate is at most `max_fp` in every
-    bucket count. Among those that reach `CALIBRATION_RECALL` (the targets with half
-    their miss rate as a margin) for each kind in every length bucket holding at least
-    `MIN_BUCKET_ITEMS` of it, the one removing the fewest unrelated sentences (sum of
-    the per-bucket rates; ties: higher recall): more recall than the target is not
-    bought with collateral removals. If none reaches them, the one with the highest
-    worst bucket (recall / target, capped at 1), then the highest recall.
+    bucket count. Each kind's recall in each length bucket holding at least
+    `MIN_BUCKET_ITEMS` of it is scored against `CALIBRATION_RECALL` (the targets with
+    half their miss rate as a margin) as ``min(recall / target, 1)``; the chosen
+    configuration has the highest sum of these, then removes the fewest unrelated
+    sentences (sum of the per-bucket rates), then has the higher recall. So recall
+    beyond a bucket's target is never bought with collateral removals, also when
+    some bucket cannot reach its target (an earlier rule then maximised recall, and
+    spent the whole false-positive cap on the calibration half: held-out removals of
+    unrelated sentences rose to 0.65-1.25% in the long buckets, seed 1).
 
     A sentence is removed when any signal fires, and each signal reads only its own
     thresholds (`SIGNAL_PARAMS`), so every signal's removals are computed once per
@@ -328,7 +331,6 @@ def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[Match
     g = np.stack(groups, axis=1).astype(np.float32)  # (items, groups)
     size = np.maximum(g.sum(axis=0), 1)
     need = np.array([CALIBRATION_RECALL[k] for k in pos_kinds])
-    target = np.array([TARGETS[k] for k in pos_kinds])
     names = list(GRID)
     fired: dict[str, dict[tuple, np.ndarray]] = {}
     for sig, params in SIGNAL_PARAMS.items():
@@ -358,19 +360,20 @@ def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[Match
         rates = ((bm | base).astype(np.float32) @ g + const) / size  # (thresholds, groups)
         for t, r in zip(GRID["threshold"], rates, strict=True):
             fps = r[:n_neg]
-            if fps.max() > max_fp:
-                continue
-            rec = r[n_neg:-1]
-            if (rec >= need).all():
-                key = (1, -round(float(fps.sum()), 9), float(r[-1]))
-            else:
-                worst = float(np.minimum(rec / target, 1.0).min())
-                key = (0, round(worst, 6), float(r[-1]), -float(fps.sum()))
+            met = round(float(np.minimum(r[n_neg:-1] / need, 1.0).sum()), 6)
+            if fps.max() <= max_fp:
+                key = (1, met, -round(float(fps.sum()), 9), float(r[-1]))
+            else:  # only while no configuration meets the cap: the lowest worst bucket
+                key = (0, -round(float(fps.max()), 9), met, float(r[-1]))
             if best_key is None or key > best_key:
                 best, best_key = MatchConfig(threshold=t, **c), key
-    if best is None:
-        raise SystemExit("no grid configuration meets the false-positive cap on calibration")
-    return best, {"objective": [float(k) for k in best_key]}
+    if best_key[0] == 0:
+        print(
+            f"WARNING: no grid configuration removes at most {max_fp:.2%} of unrelated "
+            "sentences in every bucket on the calibration half; chosen: the lowest worst bucket",
+            file=sys.stderr,
+        )
+    return best, {"objective": [float(k) for k in best_key], "meets_fp_cap": best_key[0] == 1}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -385,8 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--edited", type=int, default=1200, help="edited positives")
     p.add_argument("--quoted", type=int, default=600, help="quoted-inside-longer positives")
     p.add_argument("--lookalike", type=int, default=1200, help="look-alike negatives")
-    p.add_argument("--per-bucket", type=int, default=1200, help="random negatives per bucket")
-    p.add_argument("--per-source", type=int, default=400, help="corpus sample size unit")
+    p.add_argument("--per-bucket", type=int, default=4000, help="random negatives per bucket")
+    p.add_argument("--per-source", type=int, default=1000, help="corpus sample size unit")
     p.add_argument("--max-fp", type=float, default=0.0025, help="FP cap per bucket (calibration)")
     p.add_argument(
         "--calibration-only",

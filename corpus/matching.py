@@ -119,17 +119,17 @@ def match_key(text: str) -> str:
 class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
-    threshold: float = 0.75
-    short_chars: int = 10
-    near_exact_edits: int = 0
-    containment: float = 0.8
-    containment_chars: int = 30
-    overlap_chars: int = 10
-    overlap_share: float = 0.7
-    short_share: float = 0.0  # near_copy (0: off)
+    threshold: float = 0.7
+    short_chars: int = 20
+    near_exact_edits: int = 1
+    containment: float = 0.85
+    containment_chars: int = 20
+    overlap_chars: int = 8
+    overlap_share: float = 0.8
+    short_share: float = 0.75  # near_copy (0: off)
     short_weight: float = 0.0  # near_copy needs this BM25 self-weight of the benchmark sentence
-    quote_weight: float = 0.0  # short_quote (0: off)
-    quoted_span: bool = False  # short_quote also fires on a benchmark sentence between quotes
+    quote_weight: float = 30.0  # short_quote (0: off)
+    quoted_span: bool = True  # short_quote also fires on a benchmark sentence between quotes
 
     def __post_init__(self) -> None:
         if self.overlap_chars < OVERLAP_GRAM:
@@ -183,7 +183,7 @@ class Matcher:
                 for j in range(len(k)):
                     self._deletions.setdefault(k[:j] + k[j + 1 :], i)
         self._short_grams: dict[str, list[int]] | None = None  # built on first use
-        self._quote_heads: dict[str, list[int]] | None = None
+        self._quote_heads: dict[float, dict[str, list]] | None = None  # per least weight
 
     # ------------------------------------------------------- short sentences
     def quoted_span(self, texts: list[str]) -> np.ndarray:
@@ -236,25 +236,35 @@ class Matcher:
                         best[r], share[r] = d, v
         return best, share
 
-    def short_quote_best(self, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def short_quote_best(
+        self, keys: list[str], min_weight: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per query key: the benchmark key of `QUOTE_MIN_CHARS`..`NEAR_MAX_CHARS`
-        characters found whole inside it with the largest BM25 self-weight, and that
-        weight (-1 and 0: none). Lookups by each benchmark key's first `SHORT_GRAM`
-        characters."""
-        if self._quote_heads is None:
-            heads: dict[str, list[int]] = {}
+        characters (and at least `min_weight` of BM25 self-weight) found whole inside it
+        with the largest self-weight, and that weight (-1 and 0: none). Lookups by each
+        benchmark key's first `SHORT_GRAM` characters, heaviest first."""
+        heads = self._quote_heads.get(min_weight) if self._quote_heads else None
+        if heads is None:
+            w = self._doc_weight
+            heads = {}
             for d, k in enumerate(self.keys):
-                if QUOTE_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS:
-                    heads.setdefault(k[:SHORT_GRAM], []).append(d)
-            self._quote_heads = heads
+                if QUOTE_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS and w[d] >= min_weight:
+                    heads.setdefault(k[:SHORT_GRAM], []).append((float(w[d]), d, k))
+            for v in heads.values():
+                v.sort(key=lambda x: (-x[0], x[1]))
+            self._quote_heads = {**(self._quote_heads or {}), min_weight: heads}
         best = np.full(len(keys), -1, dtype=np.int64)
         weight = np.zeros(len(keys))
-        w, bkeys = self._doc_weight, self.keys
         for r, c in enumerate(keys):
+            bw, bd = 0.0, -1
             for i in range(len(c) - QUOTE_MIN_CHARS + 1):
-                for d in self._quote_heads.get(c[i : i + SHORT_GRAM], ()):
-                    if w[d] > weight[r] and c.startswith(bkeys[d], i):
-                        best[r], weight[r] = d, w[d]
+                for wd, d, k in heads.get(c[i : i + SHORT_GRAM], ()):
+                    if wd < bw or (wd == bw and d > bd >= 0):
+                        break  # sorted heaviest first: nothing better at this position
+                    if c.startswith(k, i):
+                        bw, bd = wd, d
+                        break
+            best[r], weight[r] = bd, bw
         return best, weight
 
     def near_exact(self, key: str) -> int:
@@ -444,7 +454,7 @@ class Matcher:
             )
         s_doc, s_weight = np.full(len(keys), -1, np.int64), np.zeros(len(keys))
         if cfg.quote_weight > 0 or all_features:
-            s_doc, s_weight = self.short_quote_best(keys)
+            s_doc, s_weight = self.short_quote_best(keys, 0.0 if all_features else cfg.quote_weight)
         span_doc = np.full(len(keys), -1, np.int64)
         if cfg.quoted_span or all_features:
             span_doc = self.quoted_span(texts)
