@@ -100,7 +100,7 @@ def tokenize(text: str, kind: str = "morph") -> list[str]:
     ``exact`` and ``overlap`` signals (`corpus.matching`), not by BM25.
     """
     if kind == "morph":
-        return [t for t in _morphs(text) if not _NO_CONTENT.fullmatch(t)]
+        return [t for t in _morphs(text) if t.isalnum() or not _NO_CONTENT.fullmatch(t)]
     if kind == "eojeol":
         return [t for t in text.split() if not _NO_CONTENT.fullmatch(t)]
     if kind == "char2":

@@ -283,6 +283,11 @@ def evaluate(items: list[dict], removed: np.ndarray, mask: np.ndarray) -> dict:
     for b in map(lambda x: bucket_of(x[0]), BUCKETS):
         m = neg & (bucket == b)
         out["unrelated_removed"][b] = [int(removed[m].sum()), int(m.sum())]
+    source = np.array([it.get("source", "") for it in items])
+    out["unrelated_removed_by_source"] = {
+        s: [int(removed[neg & (source == s)].sum()), int((neg & (source == s)).sum())]
+        for s in sorted(set(source) - {""})
+    }
     m = neg & (kind == "lookalike")
     out["lookalikes_removed"] = [int(removed[m].sum()), int(m.sum())]
     return out
@@ -296,11 +301,18 @@ def with_variants(feats: dict, contain: dict, overlap: dict, cfg: MatchConfig) -
     return f
 
 
-def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[MatchConfig, dict]:
+def choose(
+    matcher, feats, contain, overlap, items, mask, max_fp, max_fp_source
+) -> tuple[MatchConfig, dict]:
     """The grid configuration chosen on the calibration half (`mask`).
 
     Only configurations whose unrelated-removal rate is at most `max_fp` in every
-    bucket count. Each kind's recall in each length bucket holding at least
+    bucket, and at most `max_fp_source` among the random sentences of every source,
+    count (a source of short stock phrases, NSMC reviews, must not pay for the
+    others: with a per-bucket cap alone, 0.45% of all NSMC sentences were removed,
+    85% of a hand-read sample unrelated; the source cap has no margin because a
+    source's "unrelated" sentences hold real copies too, 15% of that sample).
+    Each kind's recall in each length bucket holding at least
     `MIN_BUCKET_ITEMS` of it is scored against `CALIBRATION_RECALL` (the targets with
     half their miss rate as a margin) as ``min(recall / target, 1)``; the chosen
     configuration has the highest sum of these, then removes the fewest unrelated
@@ -318,8 +330,12 @@ def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[Match
     label = np.array([it["label"] for it in items])
     kind = np.array([it["kind"] for it in items])
     bucket = np.array([it["bucket"] for it in items])
+    source = np.array([it.get("source", "") for it in items])
     groups = [mask & (label == 0) & (bucket == bucket_of(lo)) for lo, _ in BUCKETS]
+    n_bucket = len(groups)
+    groups += [mask & (source == s) for s in sorted(set(source) - {""})]
     n_neg = len(groups)
+    cap = np.array([max_fp] * n_bucket + [max_fp_source] * (n_neg - n_bucket))
     pos_kinds = []
     for k in TARGETS:
         for lo, _ in BUCKETS:
@@ -361,16 +377,17 @@ def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[Match
         for t, r in zip(GRID["threshold"], rates, strict=True):
             fps = r[:n_neg]
             met = round(float(np.minimum(r[n_neg:-1] / need, 1.0).sum()), 6)
-            if fps.max() <= max_fp:
+            if (fps <= cap).all():
                 key = (1, met, -round(float(fps.sum()), 9), float(r[-1]))
             else:  # only while no configuration meets the cap: the lowest worst bucket
-                key = (0, -round(float(fps.max()), 9), met, float(r[-1]))
+                key = (0, -round(float((fps / cap).max()), 9), met, float(r[-1]))
             if best_key is None or key > best_key:
                 best, best_key = MatchConfig(threshold=t, **c), key
     if best_key[0] == 0:
         print(
             f"WARNING: no grid configuration removes at most {max_fp:.2%} of unrelated "
-            "sentences in every bucket on the calibration half; chosen: the lowest worst bucket",
+            f"sentences in every bucket and {max_fp_source:.2%} in every source on the "
+            "calibration half; chosen: the lowest worst group (rate / cap)",
             file=sys.stderr,
         )
     return best, {"objective": [float(k) for k in best_key], "meets_fp_cap": best_key[0] == 1}
@@ -391,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-bucket", type=int, default=4000, help="random negatives per bucket")
     p.add_argument("--per-source", type=int, default=1000, help="corpus sample size unit")
     p.add_argument("--max-fp", type=float, default=0.0025, help="FP cap per bucket (calibration)")
+    p.add_argument(
+        "--max-fp-source", type=float, default=0.005, help="FP cap per source (calibration)"
+    )
     p.add_argument(
         "--calibration-only",
         action="store_true",
@@ -435,7 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     half = np.array([it["half"] for it in items])
     cal = half == "calibration"
-    cfg, info = choose(matcher, feats, contain, overlap, items, cal, args.max_fp)
+    cfg, info = choose(
+        matcher, feats, contain, overlap, items, cal, args.max_fp, args.max_fp_source
+    )
     res = matcher.decide(with_variants(feats, contain, overlap, cfg), cfg)
     removed = res.doc >= 0
     halves = ["calibration"] + ([] if args.calibration_only else ["held_out"])
@@ -491,6 +513,11 @@ def _print_half(name: str, h: dict) -> None:
             f"| {b} | {_frac(e)} | {_frac(qq)} | {u[0]}/{u[1]} ({100 * u[0] / max(u[1], 1):.2f}%) |"
         )
     print(f"\nlook-alikes removed: {h['lookalikes_removed']}; by edit: {h['recall_by_edit']}")
+    by_source = {
+        s: f"{a}/{n} ({100 * a / max(n, 1):.2f}%)"
+        for s, (a, n) in h["unrelated_removed_by_source"].items()
+    }
+    print(f"random sentences removed by source: {by_source}")
 
 
 def _frac(x: list[int]) -> str:

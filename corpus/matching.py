@@ -14,13 +14,13 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
    ``재미없는``). Lookups use the one-character deletions of every short
    benchmark key. Off in the calibrated defaults (it removed generic reviews).
 3. ``near_copy``: for a sentence shorter than ``short_chars``, a benchmark key
-   sharing a verbatim run of at least ``short_share`` of the longer of the two
-   keys (and `NEAR_MIN_CHARS` characters), and carrying at least
+   sharing a common *prefix* of at least ``short_share`` of the longer of the
+   two keys (and `NEAR_MIN_CHARS` characters), carrying at least
    ``short_weight`` of BM25 self-weight (see ``short_quote``): a short title
    or turn with its last word cut or a word added (``여야 대표 회동``/``여야
-   대표 회동 싸늘``), which one function-syllable edit does not cover, but not
-   a stock phrase one ending away (``너무 멋있다``/``너무 멋있음``). Found by seed and extend from
-   every `SHORT_GRAM`-gram of the short benchmark keys (exact).
+   대표 회동 싸늘``), which one function-syllable edit does not cover. With
+   ``short_weight`` set, not a stock phrase one ending away (``너무
+   멋있다``/``너무 멋있음``). Found from the first `SHORT_GRAM` characters.
 4. ``overlap``: at any length, the longest common substring of the two keys is
    at least ``overlap_chars`` characters and ``overlap_share`` of the benchmark
    key: quotes (share 1), cut ends (0.8 for a 20% cut), added clauses (1).
@@ -123,12 +123,12 @@ class MatchConfig:
     short_chars: int = 20
     near_exact_edits: int = 1
     containment: float = 0.85
-    containment_chars: int = 20
+    containment_chars: int = 30
     overlap_chars: int = 8
-    overlap_share: float = 0.8
+    overlap_share: float = 0.9
     short_share: float = 0.75  # near_copy (0: off)
     short_weight: float = 0.0  # near_copy needs this BM25 self-weight of the benchmark sentence
-    quote_weight: float = 30.0  # short_quote (0: off)
+    quote_weight: float = 35.0  # short_quote (0: off)
     quoted_span: bool = True  # short_quote also fires on a benchmark sentence between quotes
 
     def __post_init__(self) -> None:
@@ -182,7 +182,7 @@ class Matcher:
             if NEAR_MIN_CHARS - 1 <= len(k) <= NEAR_MAX_CHARS:
                 for j in range(len(k)):
                     self._deletions.setdefault(k[:j] + k[j + 1 :], i)
-        self._short_grams: dict[str, list[int]] | None = None  # built on first use
+        self._short_heads: dict[str, list[tuple[int, str]]] | None = None  # built on first use
         self._quote_heads: dict[float, dict[str, list]] | None = None  # per least weight
 
     # ------------------------------------------------------- short sentences
@@ -201,39 +201,35 @@ class Matcher:
 
     def near_copy_best(self, keys: list[str], max_chars: int) -> tuple[np.ndarray, np.ndarray]:
         """Per query key shorter than `max_chars` (and at least `NEAR_MIN_CHARS`): the
-        benchmark key (up to `NEAR_MAX_CHARS`) with the longest common substring as a
-        share of the longer of the two, and that share (-1 and 0: none)."""
-        if self._short_grams is None:
-            grams: dict[str, list[int]] = {}
+        benchmark key (up to `NEAR_MAX_CHARS`) with the longest common *prefix* as a share
+        of the longer of the two, and that share (-1 and 0: none).
+
+        A prefix, not any common run: a short title or turn edited lightly keeps its
+        start (a cut end, an added word, another ending); short sentences sharing only
+        their end are other sentences (``좋았습니다``/``찾았습니다``, ``인생
+        드라마입니다``/``역사 드라마입니다``, both removed by a common-run rule on NSMC
+        reviews). Candidates share the first `SHORT_GRAM` characters."""
+        if self._short_heads is None:
+            heads: dict[str, list[tuple[int, str]]] = {}
             for d, k in enumerate(self.keys):
                 if NEAR_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS:
-                    for p in range(len(k) - SHORT_GRAM + 1):
-                        grams.setdefault(k[p : p + SHORT_GRAM], []).append(d << 20 | p)
-            self._short_grams = grams
+                    heads.setdefault(k[:SHORT_GRAM], []).append((d, k))
+            self._short_heads = heads
         best = np.full(len(keys), -1, dtype=np.int64)
         share = np.zeros(len(keys))
-        n, bkeys = SHORT_GRAM, self.keys
         for r, c in enumerate(keys):
             lc = len(c)
             if not NEAR_MIN_CHARS <= lc < max_chars:
                 continue
-            seen: set[tuple[int, int]] = set()
-            for i in range(lc - n + 1):
-                for h in self._short_grams.get(c[i : i + n], ()):
-                    d, p = h >> 20, h & 0xFFFFF
-                    if (d, i - p) in seen:
-                        continue
-                    seen.add((d, i - p))
-                    b = bkeys[d]
-                    lo = 0
-                    while lo < i and lo < p and c[i - lo - 1] == b[p - lo - 1]:
-                        lo += 1
-                    hi = n
-                    while i + hi < lc and p + hi < len(b) and c[i + hi] == b[p + hi]:
-                        hi += 1
-                    v = (lo + hi) / max(lc, len(b))
-                    if v > share[r] or (v == share[r] and d < best[r]):
-                        best[r], share[r] = d, v
+            bs, bd = 0.0, -1
+            for d, b in self._short_heads.get(c[:SHORT_GRAM], ()):
+                n = SHORT_GRAM
+                while n < lc and n < len(b) and c[n] == b[n]:
+                    n += 1
+                v = n / max(lc, len(b))
+                if v > bs:  # candidates in index order: the first of equal shares wins
+                    bs, bd = v, d
+            best[r], share[r] = bd, bs
         return best, share
 
     def short_quote_best(
@@ -255,13 +251,15 @@ class Matcher:
             self._quote_heads = {**(self._quote_heads or {}), min_weight: heads}
         best = np.full(len(keys), -1, dtype=np.int64)
         weight = np.zeros(len(keys))
+        n = SHORT_GRAM
         for r, c in enumerate(keys):
+            hits = heads.keys() & {c[i : i + n] for i in range(len(c) - QUOTE_MIN_CHARS + 1)}
             bw, bd = 0.0, -1
-            for i in range(len(c) - QUOTE_MIN_CHARS + 1):
-                for wd, d, k in heads.get(c[i : i + SHORT_GRAM], ()):
-                    if wd < bw or (wd == bw and d > bd >= 0):
-                        break  # sorted heaviest first: nothing better at this position
-                    if c.startswith(k, i):
+            for g in hits:
+                for wd, d, k in heads[g]:  # heaviest first
+                    if wd < bw:
+                        break
+                    if k in c and (wd > bw or d < bd):  # equal weights: the first sentence
                         bw, bd = wd, d
                         break
             best[r], weight[r] = bd, bw
@@ -483,6 +481,8 @@ class Matcher:
         configuration from scratch."""
         n = len(f["qlen"])
         short = f["qlen"] < cfg.short_chars
+        by_weight = (f["quote_doc"] >= 0) & (f["quote_weight"] >= cfg.quote_weight)
+        quote_doc = np.where(by_weight & (cfg.quote_weight > 0), f["quote_doc"], f["span_doc"])
         return {
             "exact": (f["exact"] >= 0, f["exact"], np.ones(n)),
             "near_exact": (
@@ -503,11 +503,9 @@ class Matcher:
                 f["overlap"],
             ),
             "short_quote": (
-                ((f["quote_doc"] >= 0) & (cfg.quote_weight > 0)
-                 & (f["quote_weight"] >= cfg.quote_weight))
-                | ((f["span_doc"] >= 0) & cfg.quoted_span),
-                np.where(f["quote_doc"] >= 0, f["quote_doc"], f["span_doc"]),
-                f["quote_weight"],
+                (by_weight & (cfg.quote_weight > 0)) | ((f["span_doc"] >= 0) & cfg.quoted_span),
+                quote_doc,
+                self._doc_weight[np.maximum(quote_doc, 0)],  # the benchmark sentence's weight
             ),
             "bm25": (
                 ~short & (f["bm25_doc"] >= 0) & (f["bm25"] >= cfg.threshold),
