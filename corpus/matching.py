@@ -183,7 +183,7 @@ class Matcher:
                 for j in range(len(k)):
                     self._deletions.setdefault(k[:j] + k[j + 1 :], i)
         self._short_heads: dict[str, list[tuple[int, str]]] | None = None  # built on first use
-        self._quote_heads: dict[float, dict[str, list]] | None = None  # per least weight
+        self._quote_heads: dict[tuple, dict[str, list]] | None = None  # per (weight, chars)
 
     # ------------------------------------------------------- short sentences
     def quoted_span(self, texts: list[str]) -> np.ndarray:
@@ -233,22 +233,22 @@ class Matcher:
         return best, share
 
     def short_quote_best(
-        self, keys: list[str], min_weight: float = 0.0
+        self, keys: list[str], min_weight: float = 0.0, max_chars: int = NEAR_MAX_CHARS
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Per query key: the benchmark key of `QUOTE_MIN_CHARS`..`NEAR_MAX_CHARS`
-        characters (and at least `min_weight` of BM25 self-weight) found whole inside it
-        with the largest self-weight, and that weight (-1 and 0: none). Lookups by each
-        benchmark key's first `SHORT_GRAM` characters, heaviest first."""
-        heads = self._quote_heads.get(min_weight) if self._quote_heads else None
+        """Per query key: the benchmark key of `QUOTE_MIN_CHARS`..`max_chars` characters
+        (and at least `min_weight` of BM25 self-weight) found whole inside it with the
+        largest self-weight, and that weight (-1 and 0: none). Lookups by each benchmark
+        key's first `SHORT_GRAM` characters, heaviest first."""
+        heads = (self._quote_heads or {}).get((min_weight, max_chars))
         if heads is None:
             w = self._doc_weight
             heads = {}
             for d, k in enumerate(self.keys):
-                if QUOTE_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS and w[d] >= min_weight:
+                if QUOTE_MIN_CHARS <= len(k) <= max_chars and w[d] >= min_weight:
                     heads.setdefault(k[:SHORT_GRAM], []).append((float(w[d]), d, k))
             for v in heads.values():
                 v.sort(key=lambda x: (-x[0], x[1]))
-            self._quote_heads = {**(self._quote_heads or {}), min_weight: heads}
+            self._quote_heads = {**(self._quote_heads or {}), (min_weight, max_chars): heads}
         best = np.full(len(keys), -1, dtype=np.int64)
         weight = np.zeros(len(keys))
         n = SHORT_GRAM
@@ -437,7 +437,8 @@ class Matcher:
         exact = np.fromiter((self.exact.get(k, -1) if k else -1 for k in keys), np.int64)
         near = np.full(len(keys), -1, dtype=np.int64)
         if cfg.near_exact_edits:
-            for i in np.flatnonzero((exact < 0) & (qlen <= NEAR_MAX_CHARS)):  # cheap lookups
+            most = NEAR_MAX_CHARS if all_features else cfg.short_chars - 1  # the rule's reach
+            for i in np.flatnonzero((exact < 0) & (qlen <= most)):
                 near[i] = self.near_exact(keys[i])
         qm = self.index.query_matrix(tokens)
         q = qm[0]
@@ -452,7 +453,13 @@ class Matcher:
             )
         s_doc, s_weight = np.full(len(keys), -1, np.int64), np.zeros(len(keys))
         if cfg.quote_weight > 0 or all_features:
-            s_doc, s_weight = self.short_quote_best(keys, 0.0 if all_features else cfg.quote_weight)
+            # in a decision, a key of overlap_chars or more found whole is an overlap already
+            # (share 1, checked first), so only shorter ones need looking up
+            s_doc, s_weight = (
+                self.short_quote_best(keys)
+                if all_features
+                else self.short_quote_best(keys, cfg.quote_weight, cfg.overlap_chars - 1)
+            )
         span_doc = np.full(len(keys), -1, np.int64)
         if cfg.quoted_span or all_features:
             span_doc = self.quoted_span(texts)

@@ -306,3 +306,26 @@ def test_short_quote_by_weight_or_between_quotation_marks():
     assert res.signal == ["short_quote", "", "short_quote"] and res.doc[2] == 1
     res = _decide(_matcher(MatchConfig(quote_weight=0.0, quoted_span=False, **base)), texts)
     assert res.signal == ["", "", ""]
+
+
+def test_decision_path_equals_calibration_features():
+    """`match` computes only what its thresholds need; `corpus.calibrate` decides from
+    every feature (`all_features`): both must remove the same sentences by the same signal."""
+    texts = [
+        "네 감사합니다.",
+        "네, 감사합니다 정말",
+        "영화 보는 내내 지루했어.",
+        "그는 “영화 보는 내내 지루했다”라고 말하고 자리를 떠났다고 전해졌다",
+        "어제 본 건 영화 보는 내내 지루했다 그래서 일찍 나왔다",
+        "숙소 주차장은 지하 2층에",
+        "서울시는 내년부터 모든 공공 도서관 운영 시간을 밤 10시까지 늘리기로 했다",
+        "주말 저녁마다 동네 도서관에서 아이들과 함께 그림책을 읽는 모임이 열린다.",
+        "정말 훌륭한 영화다.",
+    ]
+    for cfg in (MatchConfig(), MatchConfig(quote_weight=1.0, overlap_chars=12)):
+        m = _matcher(cfg)
+        tokens = [tokenize(t) for t in texts]
+        direct = m.match(tokens, texts)
+        full = m.decide(m.features(tokens, texts, all_features=True))
+        assert direct.signal == full.signal and list(direct.doc) == list(full.doc)
+        assert direct.signal.count("") < len(texts)
