@@ -8,7 +8,7 @@
    shared machine) and wall seconds:
    - ``ours``: what ``corpus.dedup`` runs per sentence, end to end from the raw
      sentence: tokenisation (`corpus.bm25.tokenize`) and `corpus.matching`
-     (exact, near-exact, overlap, pruned BM25, containment); the worker's
+     (every signal of `corpus.matching.SIGNALS`, BM25 pruned); the worker's
      one-time start (index load, bounds, overlap seeds) is timed apart;
    - ``ours-previous``: the scorer before issue #15 (``mecab.MeCab().morphs`` and
      ``BM25Index.best_matches(threshold, exact=False)``);

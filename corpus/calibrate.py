@@ -46,7 +46,7 @@ import time
 import numpy as np
 
 from corpus.bm25 import tokenize
-from corpus.matching import MatchConfig, Matcher, match_key
+from corpus.matching import NEAR_MIN_CHARS, SIGNAL_PARAMS, MatchConfig, Matcher, match_key
 from corpus.normalize import normalize_document
 from corpus.sentences import split_sentences
 
@@ -59,10 +59,20 @@ _PARTICLES = [
     ("은", "는"), ("는", "은"), ("이", "가"), ("가", "이"), ("을", "를"), ("를", "을"),
     ("에서", "에"), ("에", "에서"), ("와", "과"), ("과", "와"), ("으로", "로"), ("도", "만"),
 ]  # fmt: skip
+#: Benchmark-sentence lengths (normalised characters) the positives are drawn from in equal
+#: shares: the benchmark is mostly 20-79 characters, and a uniform draw left 7 edited
+#: sentences under 10 characters in a half, too few to measure that bucket. Quotes start at 5
+#: characters (a shorter "sentence" is a word), edits at `NEAR_MIN_CHARS` (an edit of a
+#: 1-3 character sentence is another word; exact copies of those are removed at any length).
+EDITED_FROM = ((NEAR_MIN_CHARS, 10), (10, 20), (20, 40), (40, 80), (80, 10**9))
+QUOTED_FROM = ((5, 10), (10, 20), (20, 40), (40, 10**9))
 #: Recall targets on the held-out half (issue #15) and, for the choice on the calibration
 #: half, the same targets with half their miss rate as a margin (0.99 and 0.95).
 TARGETS = {"edited": 0.98, "quoted": 0.9}
 CALIBRATION_RECALL = {k: 1 - (1 - v) / 2 for k, v in TARGETS.items()}
+#: A length bucket's recall is held to the target in the choice when the calibration half
+#: has at least this many positives of that kind in it (fewer cannot measure 0.99).
+MIN_BUCKET_ITEMS = 50
 GRID = {
     "threshold": [0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.65, 0.7, 0.75],
     "short_chars": [6, 8, 10, 12, 15, 20],
@@ -71,6 +81,10 @@ GRID = {
     "containment_chars": [10, 15, 20, 30],
     "overlap_chars": [8, 10, 12, 15, 20],
     "overlap_share": [0.6, 0.7, 0.8, 0.9, 1.0],
+    "short_share": [0.0, 0.7, 0.75, 0.8, 0.85, 0.9],
+    "short_weight": [0.0, 30.0, 35.0, 40.0],
+    "quote_weight": [0.0, 30.0, 35.0, 40.0, 45.0],
+    "quoted_span": [False, True],
 }
 #: Corpus sources and the reader options they need (under --corpus).
 SOURCES = {
@@ -177,18 +191,32 @@ def bucket_of(n: int) -> str:
     raise ValueError(n)
 
 
+def _stratified(
+    lengths: list[int], n: int, buckets: tuple[tuple[int, int], ...], rng: random.Random
+) -> list[int]:
+    """`n` benchmark sentences, an equal share from each length bucket of `buckets`
+    (normalised characters), so that short sentences are not a handful of the draw."""
+    per = [n // len(buckets) + (i < n % len(buckets)) for i in range(len(buckets))]
+    out: list[int] = []
+    for (lo, hi), k in zip(buckets, per, strict=True):
+        pool = [d for d, m in enumerate(lengths) if lo <= m < hi]
+        out.extend(rng.sample(pool, min(k, len(pool))))
+    rng.shuffle(out)
+    return out
+
+
 def build_set(sents: list[str], matcher: Matcher, corpus: dict[str, list[str]], args) -> list[dict]:
     """The labelled items: text, label (1 copy / 0 unrelated), kind, benchmark doc, source."""
     rng = random.Random(args.seed)
     bench_keys = set(matcher.exact)
     pool = [s for ss in corpus.values() for s in ss if len(s) > 20]
     items: list[dict] = []
-    for i, d in enumerate(rng.sample(range(len(sents)), args.edited)):
+    lengths = [len(match_key(s)) for s in sents]
+    for i, d in enumerate(_stratified(lengths, args.edited, EDITED_FROM, rng)):
         kind = EDITS[i % len(EDITS)]
         text = edit(sents[d], kind, rng, rng.choice(pool))
         items.append({"text": text, "label": 1, "kind": "edited", "edit": kind, "doc": d})
-    long_enough = [d for d in range(len(sents)) if len(match_key(sents[d])) >= 5]
-    for d in rng.sample(long_enough, args.quoted):
+    for d in _stratified(lengths, args.quoted, QUOTED_FROM, rng):
         items.append({"text": quote(sents[d], rng, pool), "label": 1, "kind": "quoted", "doc": d})
     # look-alikes: share >= 2 distinct uncommon morphemes with one benchmark sentence
     idx = matcher.index
@@ -255,6 +283,11 @@ def evaluate(items: list[dict], removed: np.ndarray, mask: np.ndarray) -> dict:
     for b in map(lambda x: bucket_of(x[0]), BUCKETS):
         m = neg & (bucket == b)
         out["unrelated_removed"][b] = [int(removed[m].sum()), int(m.sum())]
+    source = np.array([it.get("source", "") for it in items])
+    out["unrelated_removed_by_source"] = {
+        s: [int(removed[neg & (source == s)].sum()), int((neg & (source == s)).sum())]
+        for s in sorted(set(source) - {""})
+    }
     m = neg & (kind == "lookalike")
     out["lookalikes_removed"] = [int(removed[m].sum()), int(m.sum())]
     return out
@@ -268,38 +301,96 @@ def with_variants(feats: dict, contain: dict, overlap: dict, cfg: MatchConfig) -
     return f
 
 
-def choose(matcher, feats, contain, overlap, items, mask, max_fp) -> tuple[MatchConfig, dict]:
+def choose(
+    matcher, feats, contain, overlap, items, mask, max_fp, max_fp_source
+) -> tuple[MatchConfig, dict]:
     """The grid configuration chosen on the calibration half (`mask`).
 
     Only configurations whose unrelated-removal rate is at most `max_fp` in every
-    bucket count. Among those that reach `CALIBRATION_RECALL` (the targets with half
-    their miss rate as a margin), the one removing the fewest unrelated sentences
-    (sum of the per-bucket rates; ties: higher recall): more recall than the target
-    is not bought with collateral removals. If none reaches it, the highest recall.
+    bucket, and at most `max_fp_source` among the random sentences of every source,
+    count (a source of short stock phrases, NSMC reviews, must not pay for the
+    others: with a per-bucket cap alone, 0.45% of all NSMC sentences were removed,
+    85% of a hand-read sample unrelated; the source cap has no margin because a
+    source's "unrelated" sentences hold real copies too, 15% of that sample).
+    Each kind's recall in each length bucket holding at least
+    `MIN_BUCKET_ITEMS` of it is scored against `CALIBRATION_RECALL` (the targets with
+    half their miss rate as a margin) as ``min(recall / target, 1)``; the chosen
+    configuration has the highest sum of these, then removes the fewest unrelated
+    sentences (sum of the per-bucket rates), then has the higher recall. So recall
+    beyond a bucket's target is never bought with collateral removals, also when
+    some bucket cannot reach its target (an earlier rule then maximised recall, and
+    spent the whole false-positive cap on the calibration half: held-out removals of
+    unrelated sentences rose to 0.65-1.25% in the long buckets, seed 1).
+
+    A sentence is removed when any signal fires, and each signal reads only its own
+    thresholds (`SIGNAL_PARAMS`), so every signal's removals are computed once per
+    value of its thresholds and the grid combines them (the BM25 threshold as one
+    matrix product per configuration of the others).
     """
     label = np.array([it["label"] for it in items])
     kind = np.array([it["kind"] for it in items])
     bucket = np.array([it["bucket"] for it in items])
-    neg_b = [mask & (label == 0) & (bucket == bucket_of(lo)) for lo, _ in BUCKETS]
-    pos_e, pos_q = mask & (kind == "edited"), mask & (kind == "quoted")
+    source = np.array([it.get("source", "") for it in items])
+    groups = [mask & (label == 0) & (bucket == bucket_of(lo)) for lo, _ in BUCKETS]
+    n_bucket = len(groups)
+    groups += [mask & (source == s) for s in sorted(set(source) - {""})]
+    n_neg = len(groups)
+    cap = np.array([max_fp] * n_bucket + [max_fp_source] * (n_neg - n_bucket))
+    pos_kinds = []
+    for k in TARGETS:
+        for lo, _ in BUCKETS:
+            m = mask & (kind == k) & (bucket == bucket_of(lo))
+            if m.sum() >= MIN_BUCKET_ITEMS:
+                groups.append(m)
+                pos_kinds.append(k)
+    groups.append(mask & (label == 1))
+    g = np.stack(groups, axis=1).astype(np.float32)  # (items, groups)
+    size = np.maximum(g.sum(axis=0), 1)
+    need = np.array([CALIBRATION_RECALL[k] for k in pos_kinds])
+    names = list(GRID)
+    fired: dict[str, dict[tuple, np.ndarray]] = {}
+    for sig, params in SIGNAL_PARAMS.items():
+        fired[sig] = {}
+        for values in itertools.product(*(GRID[p] for p in params)):
+            cfg = MatchConfig(**dict(zip(params, values, strict=True)))
+            f = with_variants(feats, contain, overlap, cfg)
+            fired[sig][values] = matcher.fires(f, cfg)[sig][0]
+    # only items some configuration removes and another keeps change the counts
+    always = fired["exact"][()]
+    ever = np.logical_or.reduce([m for ms in fired.values() for m in ms.values()])
+    active = ever & ~always
+    const = always.astype(np.float32) @ g
+    g = g[active]
+    fired = {k: {v: m[active] for v, m in ms.items()} for k, ms in fired.items()}
+    others = [n for n in names if n != "threshold"]
     best, best_key = None, None
-    for values in itertools.product(*GRID.values()):
-        cfg = MatchConfig(**dict(zip(GRID, values, strict=True)))
-        removed = matcher.decide(with_variants(feats, contain, overlap, cfg), cfg).doc >= 0
-        fps = [removed[m].sum() / max(m.sum(), 1) for m in neg_b]
-        if max(fps) > max_fp:
-            continue
-        rec_e, rec_q = removed[pos_e].mean(), removed[pos_q].mean()
-        if rec_e >= CALIBRATION_RECALL["edited"] and rec_q >= CALIBRATION_RECALL["quoted"]:
-            key = (1, -round(sum(fps), 9), rec_e + rec_q)
-        else:
-            score = min(rec_e / TARGETS["edited"], 1.0) + min(rec_q / TARGETS["quoted"], 1.0)
-            key = (0, round(score, 6), rec_e + rec_q, -sum(fps))
-        if best_key is None or key > best_key:
-            best, best_key = cfg, key
-    if best is None:
-        raise SystemExit("no grid configuration meets the false-positive cap on calibration")
-    return best, {"objective": [float(k) for k in best_key]}
+    for values in itertools.product(*(GRID[n] for n in others)):
+        c = dict(zip(others, values, strict=True))
+        if c["short_share"] == 0 and c["short_weight"] > 0:
+            continue  # near_copy off: its weight does not matter
+        base = np.zeros(int(active.sum()), dtype=bool)
+        for sig, params in SIGNAL_PARAMS.items():
+            if sig != "bm25":
+                base |= fired[sig][tuple(c[p] for p in params)]
+        bm = np.stack([fired["bm25"][(c["short_chars"], t)] for t in GRID["threshold"]])
+        rates = ((bm | base).astype(np.float32) @ g + const) / size  # (thresholds, groups)
+        for t, r in zip(GRID["threshold"], rates, strict=True):
+            fps = r[:n_neg]
+            met = round(float(np.minimum(r[n_neg:-1] / need, 1.0).sum()), 6)
+            if (fps <= cap).all():
+                key = (1, met, -round(float(fps.sum()), 9), float(r[-1]))
+            else:  # only while no configuration meets the cap: the lowest worst bucket
+                key = (0, -round(float((fps / cap).max()), 9), met, float(r[-1]))
+            if best_key is None or key > best_key:
+                best, best_key = MatchConfig(threshold=t, **c), key
+    if best_key[0] == 0:
+        print(
+            f"WARNING: no grid configuration removes at most {max_fp:.2%} of unrelated "
+            f"sentences in every bucket and {max_fp_source:.2%} in every source on the "
+            "calibration half; chosen: the lowest worst group (rate / cap)",
+            file=sys.stderr,
+        )
+    return best, {"objective": [float(k) for k in best_key], "meets_fp_cap": best_key[0] == 1}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,9 +405,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--edited", type=int, default=1200, help="edited positives")
     p.add_argument("--quoted", type=int, default=600, help="quoted-inside-longer positives")
     p.add_argument("--lookalike", type=int, default=1200, help="look-alike negatives")
-    p.add_argument("--per-bucket", type=int, default=1200, help="random negatives per bucket")
-    p.add_argument("--per-source", type=int, default=400, help="corpus sample size unit")
+    p.add_argument("--per-bucket", type=int, default=4000, help="random negatives per bucket")
+    p.add_argument("--per-source", type=int, default=1000, help="corpus sample size unit")
     p.add_argument("--max-fp", type=float, default=0.0025, help="FP cap per bucket (calibration)")
+    p.add_argument(
+        "--max-fp-source", type=float, default=0.005, help="FP cap per source (calibration)"
+    )
     p.add_argument(
         "--calibration-only",
         action="store_true",
@@ -342,7 +436,9 @@ def main(argv: list[str] | None = None) -> int:
     share = min(GRID["overlap_share"])
     for lo in range(0, len(texts), 256):  # batches, as corpus.dedup scores them
         tk, tx = tokens[lo : lo + 256], texts[lo : lo + 256]
-        part = matcher.features(tk, tx, floor=floor, short_chars=min(GRID["short_chars"]))
+        part = matcher.features(
+            tk, tx, floor=floor, short_chars=min(GRID["short_chars"]), all_features=True
+        )
         q = matcher.index.query_matrix(tk)[0]
         contain_parts.append(
             {c: matcher.containment_best(q, part["qlen"], c) for c in GRID["containment_chars"]}
@@ -359,7 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     half = np.array([it["half"] for it in items])
     cal = half == "calibration"
-    cfg, info = choose(matcher, feats, contain, overlap, items, cal, args.max_fp)
+    cfg, info = choose(
+        matcher, feats, contain, overlap, items, cal, args.max_fp, args.max_fp_source
+    )
     res = matcher.decide(with_variants(feats, contain, overlap, cfg), cfg)
     removed = res.doc >= 0
     halves = ["calibration"] + ([] if args.calibration_only else ["held_out"])
@@ -415,6 +513,11 @@ def _print_half(name: str, h: dict) -> None:
             f"| {b} | {_frac(e)} | {_frac(qq)} | {u[0]}/{u[1]} ({100 * u[0] / max(u[1], 1):.2f}%) |"
         )
     print(f"\nlook-alikes removed: {h['lookalikes_removed']}; by edit: {h['recall_by_edit']}")
+    by_source = {
+        s: f"{a}/{n} ({100 * a / max(n, 1):.2f}%)"
+        for s, (a, n) in h["unrelated_removed_by_source"].items()
+    }
+    print(f"random sentences removed by source: {by_source}")
 
 
 def _frac(x: list[int]) -> str:

@@ -15,18 +15,23 @@ and settings are unchanged) and loaded once per worker process.
 
 Each corpus record is checked by `corpus.matching`: removed on an exact match
 after normalisation; if shorter than ``--short-chars``, only on an exact or
-near-exact match; otherwise on a BM25 similarity ``bm25(q, d) / max(self(q),
-self(d))`` of at least ``--threshold``, or when a benchmark sentence of at
-least ``--containment-chars`` characters is covered inside it
-(``--containment``); at any length, when at least ``--overlap-share`` of a
-benchmark sentence (and ``--overlap-chars`` characters) appears verbatim in it
-after normalisation (quotes, cut ends, added clauses). The defaults come from
-`corpus.calibrate` (held-out figures per length bucket in docs/corpus.md).
+near-exact match, or a near copy of an informative short benchmark sentence
+(``--short-share``, ``--short-weight``); otherwise on a BM25 similarity
+``bm25(q, d) / max(self(q), self(d))`` of at least ``--threshold``, or when a
+benchmark sentence of at least ``--containment-chars`` characters is covered
+inside it (``--containment``); at any length, when at least
+``--overlap-share`` of a benchmark sentence (and ``--overlap-chars``
+characters) appears verbatim in it after normalisation (quotes, cut ends,
+added clauses), or a short benchmark sentence appears whole in it
+(``--quote-weight``; ``--quoted-span``: between quotation marks). The
+defaults come from `corpus.calibrate` (held-out figures per length bucket in
+docs/corpus.md); the two weights are BM25 self-weights of the KLUE index:
+recalibrate them with the threshold for another benchmark or tokenizer.
 
 Outputs (through `corpus.executor`: sharded, resumable): kept records in
 ``OUTPUT/shard-NNNNN.jsonl.gz``, removed ones in ``OUTPUT/removed/`` with
 ``benchmark_guid``, ``benchmark_task``, ``benchmark_field``, ``signal``
-(exact, near_exact, overlap, bm25, containment) and ``score`` (that signal's value)
+(`corpus.matching.SIGNALS`) and ``score`` (that signal's value)
 added; ``stats.json`` with ``read = kept + removed`` overall, per source, per
 matched task and per signal. Both folders still hold raw personal
 information: see docs/corpus.md.
@@ -121,7 +126,7 @@ def load_or_build_index(
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 4}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 5}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):
@@ -263,6 +268,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of a benchmark sentence found verbatim (after normalisation) in a corpus "
         "sentence that removes it: quotes, cut ends, added clauses (default %(default)s)",
     )
+    g.add_argument(
+        "--short-share",
+        type=float,
+        default=DEFAULTS.short_share,
+        help="near_copy: a sentence under --short-chars sharing a verbatim run of this share "
+        "of the longer key with a benchmark sentence (0: off; default %(default)s)",
+    )
+    g.add_argument(
+        "--short-weight",
+        type=float,
+        default=DEFAULTS.short_weight,
+        help="near_copy: least BM25 self-weight of the benchmark sentence (stock phrases "
+        "weigh less; default %(default)s)",
+    )
+    g.add_argument(
+        "--quote-weight",
+        type=float,
+        default=DEFAULTS.quote_weight,
+        help="short_quote: least BM25 self-weight of a short benchmark sentence found whole "
+        "inside a corpus sentence (0: off; default %(default)s)",
+    )
+    g.add_argument(
+        "--quoted-span",
+        action=argparse.BooleanOptionalAction,
+        default=DEFAULTS.quoted_span,
+        help="short_quote: also a benchmark sentence standing alone between quotation marks "
+        "(default %(default)s)",
+    )
     p.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="BM25 tokens")
     p.add_argument("--index-dir", default=None, help="index cache (default: OUTPUT.index)")
     p.add_argument("--batch-size", type=int, default=BATCH, help="sentences checked per batch")
@@ -276,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     if not 0.0 < args.threshold <= 1.0 or not 0.0 < args.containment <= 1.0:
         build_parser().error("--threshold and --containment must be in (0, 1]")
+    if not 0.0 <= args.short_share <= 1.0 or args.short_weight < 0 or args.quote_weight < 0:
+        build_parser().error("--short-share must be in [0, 1]; the weights must be >= 0")
     if not 0 <= args.short_chars <= NEAR_MAX_CHARS:
         build_parser().error(f"--short-chars must be in [0, {NEAR_MAX_CHARS}]")
     if args.overlap_chars < OVERLAP_GRAM or not 0.0 < args.overlap_share <= 1.0:
@@ -298,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         containment_chars=args.containment_chars,
         overlap_chars=args.overlap_chars,
         overlap_share=args.overlap_share,
+        short_share=args.short_share,
+        short_weight=args.short_weight,
+        quote_weight=args.quote_weight,
+        quoted_span=args.quoted_span,
     ).to_dict()
     config = {
         "match": match,

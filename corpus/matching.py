@@ -1,4 +1,4 @@
-"""Is a corpus sentence a copy of a benchmark sentence? Five signals, one decision.
+"""Is a corpus sentence a copy of a benchmark sentence? Seven signals, one decision.
 
 BM25 similarity alone (`corpus.bm25`, ``bm25(q, d) / max(self(q), self(d))``)
 removed short generic phrases (``정말 훌륭한 영화다`` matched ``정말 재미없는
@@ -13,18 +13,36 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
    particle or ending syllable (``지루했다``/``지루했어``, not ``재미있는``/
    ``재미없는``). Lookups use the one-character deletions of every short
    benchmark key. Off in the calibrated defaults (it removed generic reviews).
-3. ``overlap``: at any length, the longest common substring of the two keys is
+3. ``near_copy``: for a sentence shorter than ``short_chars``, a benchmark key
+   sharing a common *prefix* of at least ``short_share`` of the longer of the
+   two keys (and `NEAR_MIN_CHARS` characters), carrying at least
+   ``short_weight`` of BM25 self-weight (see ``short_quote``): a short title
+   or turn with its last word cut or a word added (``여야 대표 회동``/``여야
+   대표 회동 싸늘``), which one function-syllable edit does not cover. With
+   ``short_weight`` set, not a stock phrase one ending away (``너무
+   멋있다``/``너무 멋있음``). Found from the first `SHORT_GRAM` characters.
+4. ``overlap``: at any length, the longest common substring of the two keys is
    at least ``overlap_chars`` characters and ``overlap_share`` of the benchmark
    key: quotes (share 1), cut ends (0.8 for a 20% cut), added clauses (1).
    Found by seed and extend: every benchmark key is indexed under every
    ``step``-th `OVERLAP_GRAM`-gram, which any long enough common substring must
    contain (exact, tested against brute force).
-4. ``bm25``: for sentences of ``short_chars`` or more, the BM25 similarity
+5. ``short_quote``: a whole benchmark key of `QUOTE_MIN_CHARS` to
+   `NEAR_MAX_CHARS` characters (shorter than ``overlap`` reaches) inside the
+   corpus key, when the benchmark sentence carries at least ``quote_weight``
+   of BM25 self-weight (the sum of its morphemes' weights: rare words count,
+   so ``사이타마현 출신`` qualifies and the stock phrase ``라고 덧붙였다`` does
+   not; about 1% of unrelated corpus sentences contain some benchmark sentence
+   of 5-9 characters verbatim). With ``quoted_span`` on, also a whole
+   benchmark sentence (`QUOTE_MIN_CHARS` or more) standing alone between
+   quotation marks (``… "재밌다고 생각함"라고 …``), whatever its weight: a
+   quotation of it, not a stock phrase running on in the text.
+6. ``bm25``: for sentences of ``short_chars`` or more, the BM25 similarity
    ``bm25(q, d) / max(self(q), self(d))`` to the best benchmark sentence
    reaches ``threshold`` (a changed particle mid-sentence, reordered words).
    Shorter sentences share most of their morphemes with some benchmark
    sentence by chance, so BM25 is not used for them.
-5. ``containment``: for sentences of ``short_chars`` or more, a benchmark
+7. ``containment``: for sentences of ``short_chars`` or more, a benchmark
    sentence of at least ``containment_chars`` characters has ``containment`` of
    its BM25 weight (rare morphemes count most) on morphemes the corpus
    sentence also has.
@@ -53,7 +71,17 @@ from corpus.bm25 import BM25Index, row_argmax
 from corpus.normalize import dedup_key
 
 #: Signals in the order they are checked; ``removed/`` records say which one fired.
-SIGNALS = ("exact", "near_exact", "overlap", "bm25", "containment")
+SIGNALS = ("exact", "near_exact", "near_copy", "overlap", "short_quote", "bm25", "containment")
+#: The `MatchConfig` fields each signal's decision reads (`Matcher.fires`).
+SIGNAL_PARAMS = {
+    "exact": (),
+    "near_exact": ("short_chars", "near_exact_edits"),
+    "near_copy": ("short_chars", "short_share", "short_weight"),
+    "overlap": ("overlap_chars", "overlap_share"),
+    "short_quote": ("quote_weight", "quoted_span"),
+    "bm25": ("short_chars", "threshold"),
+    "containment": ("short_chars", "containment", "containment_chars"),
+}
 #: Benchmark sentences up to this length are indexed for near-exact lookups (by their
 #: one-character deletions); --short-chars must not exceed it.
 NEAR_MAX_CHARS = 24
@@ -67,7 +95,14 @@ FUNCTION_SYLLABLES = frozenset(
 #: Length of the character n-grams (of `match_key`s) that seed the ``overlap`` signal; its
 #: minimum overlap length (``overlap_chars``) must be at least this.
 OVERLAP_GRAM = 8
+#: Length of the n-grams that seed ``near_copy`` and ``short_quote`` (= `NEAR_MIN_CHARS`: every
+#: run they accept has at least this many characters).
+SHORT_GRAM = 4
+#: The shortest benchmark key ``short_quote`` looks for inside a corpus sentence.
+QUOTE_MIN_CHARS = 5
 _NON_WORD = re.compile(r"[\W_]+")
+#: Text between a pair of quotation marks (straight, curly, corner brackets).
+_QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'|‘([^’]+)’|「([^」]+)」|『([^』]+)』')
 
 
 def match_key(text: str) -> str:
@@ -84,19 +119,27 @@ def match_key(text: str) -> str:
 class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
-    threshold: float = 0.75
-    short_chars: int = 10
-    near_exact_edits: int = 0
-    containment: float = 0.8
+    threshold: float = 0.7
+    short_chars: int = 20
+    near_exact_edits: int = 1
+    containment: float = 0.85
     containment_chars: int = 30
-    overlap_chars: int = 10
-    overlap_share: float = 0.7
+    overlap_chars: int = 8
+    overlap_share: float = 0.9
+    short_share: float = 0.75  # near_copy (0: off)
+    short_weight: float = 0.0  # near_copy needs this BM25 self-weight of the benchmark sentence
+    quote_weight: float = 35.0  # short_quote (0: off)
+    quoted_span: bool = True  # short_quote also fires on a benchmark sentence between quotes
 
     def __post_init__(self) -> None:
         if self.overlap_chars < OVERLAP_GRAM:
             raise ValueError(f"overlap_chars must be at least {OVERLAP_GRAM}")
         if not 0.0 < self.overlap_share <= 1.0:
             raise ValueError("overlap_share must be in (0, 1]")
+        if not 0.0 <= self.short_share <= 1.0:
+            raise ValueError("short_share must be in [0, 1] (0: near_copy off)")
+        if not self.quote_weight >= 0 or not self.short_weight >= 0:
+            raise ValueError("quote_weight and short_weight must be >= 0")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -139,6 +182,88 @@ class Matcher:
             if NEAR_MIN_CHARS - 1 <= len(k) <= NEAR_MAX_CHARS:
                 for j in range(len(k)):
                     self._deletions.setdefault(k[:j] + k[j + 1 :], i)
+        self._short_heads: dict[str, list[tuple[int, str]]] | None = None  # built on first use
+        self._quote_heads: dict[tuple, dict[str, list]] | None = None  # per (weight, chars)
+
+    # ------------------------------------------------------- short sentences
+    def quoted_span(self, texts: list[str]) -> np.ndarray:
+        """Per text: a benchmark sentence (`QUOTE_MIN_CHARS` or more) that one of its
+        quotation-mark spans equals after normalisation (-1: none)."""
+        out = np.full(len(texts), -1, dtype=np.int64)
+        for r, t in enumerate(texts):
+            for m in _QUOTED.finditer(t):
+                key = match_key(next(g for g in m.groups() if g is not None))
+                d = self.exact.get(key, -1) if len(key) >= QUOTE_MIN_CHARS else -1
+                if d >= 0:
+                    out[r] = d
+                    break
+        return out
+
+    def near_copy_best(self, keys: list[str], max_chars: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per query key shorter than `max_chars` (and at least `NEAR_MIN_CHARS`): the
+        benchmark key (up to `NEAR_MAX_CHARS`) with the longest common *prefix* as a share
+        of the longer of the two, and that share (-1 and 0: none).
+
+        A prefix, not any common run: a short title or turn edited lightly keeps its
+        start (a cut end, an added word, another ending); short sentences sharing only
+        their end are other sentences (``좋았습니다``/``찾았습니다``, ``인생
+        드라마입니다``/``역사 드라마입니다``, both removed by a common-run rule on NSMC
+        reviews). Candidates share the first `SHORT_GRAM` characters."""
+        if self._short_heads is None:
+            heads: dict[str, list[tuple[int, str]]] = {}
+            for d, k in enumerate(self.keys):
+                if NEAR_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS:
+                    heads.setdefault(k[:SHORT_GRAM], []).append((d, k))
+            self._short_heads = heads
+        best = np.full(len(keys), -1, dtype=np.int64)
+        share = np.zeros(len(keys))
+        for r, c in enumerate(keys):
+            lc = len(c)
+            if not NEAR_MIN_CHARS <= lc < max_chars:
+                continue
+            bs, bd = 0.0, -1
+            for d, b in self._short_heads.get(c[:SHORT_GRAM], ()):
+                n = SHORT_GRAM
+                while n < lc and n < len(b) and c[n] == b[n]:
+                    n += 1
+                v = n / max(lc, len(b))
+                if v > bs:  # candidates in index order: the first of equal shares wins
+                    bs, bd = v, d
+            best[r], share[r] = bd, bs
+        return best, share
+
+    def short_quote_best(
+        self, keys: list[str], min_weight: float = 0.0, max_chars: int = NEAR_MAX_CHARS
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per query key: the benchmark key of `QUOTE_MIN_CHARS`..`max_chars` characters
+        (and at least `min_weight` of BM25 self-weight) found whole inside it with the
+        largest self-weight, and that weight (-1 and 0: none). Lookups by each benchmark
+        key's first `SHORT_GRAM` characters, heaviest first."""
+        heads = (self._quote_heads or {}).get((min_weight, max_chars))
+        if heads is None:
+            w = self._doc_weight
+            heads = {}
+            for d, k in enumerate(self.keys):
+                if QUOTE_MIN_CHARS <= len(k) <= max_chars and w[d] >= min_weight:
+                    heads.setdefault(k[:SHORT_GRAM], []).append((float(w[d]), d, k))
+            for v in heads.values():
+                v.sort(key=lambda x: (-x[0], x[1]))
+            self._quote_heads = {**(self._quote_heads or {}), (min_weight, max_chars): heads}
+        best = np.full(len(keys), -1, dtype=np.int64)
+        weight = np.zeros(len(keys))
+        n = SHORT_GRAM
+        for r, c in enumerate(keys):
+            hits = heads.keys() & {c[i : i + n] for i in range(len(c) - QUOTE_MIN_CHARS + 1)}
+            bw, bd = 0.0, -1
+            for g in hits:
+                for wd, d, k in heads[g]:  # heaviest first
+                    if wd < bw:
+                        break
+                    if k in c and (wd > bw or d < bd):  # equal weights: the first sentence
+                        bw, bd = wd, d
+                        break
+            best[r], weight[r] = bd, bw
+        return best, weight
 
     def near_exact(self, key: str) -> int:
         """A benchmark sentence whose key is one character edit from `key`, or -1."""
@@ -294,12 +419,15 @@ class Matcher:
         texts: list[str],
         floor: float | None = None,
         short_chars: int | None = None,
+        all_features: bool = False,
     ) -> dict[str, np.ndarray]:
         """Every signal's raw value per query (for calibration and for `match`).
 
         BM25 values are exact from `floor` up (default: the config's threshold)
         for sentences of `short_chars` or more (default: the config's); shorter
-        ones get only the exact and near-exact lookups.
+        ones get only the exact and near-exact lookups. The ``near_copy`` and
+        ``short_quote`` values are computed when the config uses them, or for
+        every query (`all_features`, for calibration).
         """
         cfg = self.config
         floor = cfg.threshold if floor is None else floor
@@ -309,7 +437,8 @@ class Matcher:
         exact = np.fromiter((self.exact.get(k, -1) if k else -1 for k in keys), np.int64)
         near = np.full(len(keys), -1, dtype=np.int64)
         if cfg.near_exact_edits:
-            for i in np.flatnonzero((exact < 0) & (qlen <= NEAR_MAX_CHARS)):  # cheap lookups
+            most = NEAR_MAX_CHARS if all_features else cfg.short_chars - 1  # the rule's reach
+            for i in np.flatnonzero((exact < 0) & (qlen <= most)):
                 near[i] = self.near_exact(keys[i])
         qm = self.index.query_matrix(tokens)
         q = qm[0]
@@ -317,10 +446,32 @@ class Matcher:
         b_doc, b_sim = self.bm25_best(tokens, floors, matrix=qm)
         c_doc, c_cov = self.containment_best(q, qlen, cfg.containment_chars)
         o_doc, o_share = self.overlap_best(keys, cfg.overlap_chars, cfg.overlap_share)
+        n_doc, n_share = np.full(len(keys), -1, np.int64), np.zeros(len(keys))
+        if cfg.short_share > 0 or all_features:
+            n_doc, n_share = self.near_copy_best(
+                keys, NEAR_MAX_CHARS + 1 if all_features else cfg.short_chars
+            )
+        s_doc, s_weight = np.full(len(keys), -1, np.int64), np.zeros(len(keys))
+        if cfg.quote_weight > 0 or all_features:
+            # in a decision, a key of overlap_chars or more found whole is an overlap already
+            # (share 1, checked first), so only shorter ones need looking up
+            s_doc, s_weight = (
+                self.short_quote_best(keys)
+                if all_features
+                else self.short_quote_best(keys, cfg.quote_weight, cfg.overlap_chars - 1)
+            )
+        span_doc = np.full(len(keys), -1, np.int64)
+        if cfg.quoted_span or all_features:
+            span_doc = self.quoted_span(texts)
         return {
             "qlen": qlen,
             "exact": exact,
             "near": near,
+            "near_copy_doc": n_doc,
+            "near_copy": n_share,
+            "quote_doc": s_doc,
+            "quote_weight": s_weight,
+            "span_doc": span_doc,
             "bm25_doc": b_doc,
             "bm25": b_sim,
             "contain_doc": c_doc,
@@ -329,39 +480,64 @@ class Matcher:
             "overlap": o_share,
         }
 
-    def decide(self, f: dict[str, np.ndarray], cfg: MatchConfig | None = None) -> Matches:
-        """Applies the thresholds of `cfg` to precomputed `features`."""
-        cfg = cfg or self.config
+    def fires(self, f: dict[str, np.ndarray], cfg: MatchConfig) -> dict[str, tuple]:
+        """Per signal: (fires per query, benchmark sentence, score) under `cfg`'s thresholds.
+
+        Each signal reads only its own thresholds (`SIGNAL_PARAMS`), which lets
+        `corpus.calibrate` combine the signals of a grid without deciding every
+        configuration from scratch."""
         n = len(f["qlen"])
-        doc = np.full(n, -1, dtype=np.int64)
-        score = np.zeros(n)
-        signal = np.full(n, "", dtype=object)
         short = f["qlen"] < cfg.short_chars
-        has_b = f["bm25_doc"] >= 0
-        rules = [
-            ("exact", f["exact"] >= 0, f["exact"], np.ones(n)),
-            (
-                "near_exact",
+        by_weight = (f["quote_doc"] >= 0) & (f["quote_weight"] >= cfg.quote_weight)
+        quote_doc = np.where(by_weight & (cfg.quote_weight > 0), f["quote_doc"], f["span_doc"])
+        return {
+            "exact": (f["exact"] >= 0, f["exact"], np.ones(n)),
+            "near_exact": (
                 short & (f["near"] >= 0) & (cfg.near_exact_edits >= 1),
                 f["near"],
                 1.0 - 1.0 / np.maximum(f["qlen"], 1),
             ),
-            (
-                "overlap",
+            "near_copy": (
+                short & (f["near_copy_doc"] >= 0) & (cfg.short_share > 0)
+                & (f["near_copy"] >= cfg.short_share)
+                & (self._doc_weight[np.maximum(f["near_copy_doc"], 0)] >= cfg.short_weight),
+                f["near_copy_doc"],
+                f["near_copy"],
+            ),
+            "overlap": (
                 (f["overlap_doc"] >= 0) & (f["overlap"] >= cfg.overlap_share),
                 f["overlap_doc"],
                 f["overlap"],
             ),
-            ("bm25", ~short & has_b & (f["bm25"] >= cfg.threshold), f["bm25_doc"], f["bm25"]),
-            (
-                "containment",
+            "short_quote": (
+                (by_weight & (cfg.quote_weight > 0)) | ((f["span_doc"] >= 0) & cfg.quoted_span),
+                quote_doc,
+                self._doc_weight[np.maximum(quote_doc, 0)],  # the benchmark sentence's weight
+            ),
+            "bm25": (
+                ~short & (f["bm25_doc"] >= 0) & (f["bm25"] >= cfg.threshold),
+                f["bm25_doc"],
+                f["bm25"],
+            ),
+            "containment": (
                 ~short & (f["contain_doc"] >= 0) & (f["contain"] >= cfg.containment)
                 & (self._key_len[np.maximum(f["contain_doc"], 0)] >= cfg.containment_chars),
                 f["contain_doc"],
                 f["contain"],
             ),
-        ]  # fmt: skip
-        for name, fire, d, s in rules:
+        }  # fmt: skip
+
+    def decide(self, f: dict[str, np.ndarray], cfg: MatchConfig | None = None) -> Matches:
+        """Applies the thresholds of `cfg` to precomputed `features`: the first signal
+        (in `SIGNALS` order) that fires names the match."""
+        cfg = cfg or self.config
+        n = len(f["qlen"])
+        doc = np.full(n, -1, dtype=np.int64)
+        score = np.zeros(n)
+        signal = np.full(n, "", dtype=object)
+        fired = self.fires(f, cfg)
+        for name in SIGNALS:
+            fire, d, s = fired[name]
             take = fire & (doc < 0)
             doc[take] = d[take]
             score[take] = s[take]

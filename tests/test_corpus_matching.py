@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 
 import numpy as np
 import pytest
 
-from corpus.bm25 import BM25Index, tokenize
+from corpus.bm25 import BM25Index, _morphs, tokenize
 from corpus.datadir import resolve_data_dir
 from corpus.matching import MatchConfig, Matcher, match_key
 
@@ -74,8 +75,8 @@ def test_edited_copy_and_quote_are_removed_unrelated_long_text_kept():
     ]
     res = _decide(_matcher(), texts)
     assert list(res.doc) == [2, 4, -1] and res.signal[1] == "overlap"
-    # each morpheme signal alone (overlap turned off by an unreachable length)
-    no_overlap = {"overlap_chars": 10_000}
+    # each morpheme signal alone (overlap turned off by an unreachable length, quotes off)
+    no_overlap = {"overlap_chars": 10_000, "quote_weight": 0.0, "quoted_span": False}
     res = _decide(_matcher(MatchConfig(**no_overlap)), texts)
     assert res.signal[0] == "bm25" and res.doc[0] == 2
     assert res.signal[1] in ("bm25", "containment") and res.doc[1] == 4
@@ -97,10 +98,16 @@ def test_overlap_removes_short_quote_and_cut_copy_keeps_generic_reviews():
         "주차장은 넓고 좋아요.",
         "숙소 근처 공영 주차장은 지하에 있고 밤에는 무료라서 여행객들이 자주 이용한다고 한다.",
     ]
-    res = _decide(_matcher(), texts)
+    only_overlap = MatchConfig(
+        overlap_share=0.7, short_share=0.0, quote_weight=0.0, quoted_span=False
+    )
+    res = _decide(_matcher(only_overlap), texts)
     assert res.signal == ["overlap", "overlap", "", "", ""]
     assert list(res.doc[:2]) == [park, park]
     assert res.score[0] == 1.0 and 0.7 < res.score[1] < 1.0
+    # the defaults remove the same two (the cut copy, under short_chars, as a near copy)
+    res = _decide(_matcher(), texts)
+    assert res.signal[2:] == ["", "", ""] and list(res.doc[:2]) == [park, park]
     # below overlap_chars normalised characters the overlap signal does not fire
     assert _decide(_matcher(), ["숙소 주차장은"]).signal == [""]
 
@@ -224,4 +231,101 @@ def test_fast_morphs_equal_mecab_morphs_on_real_text():
 
     _, queries = _kowiki_and_klue(10, 1000)
     ref = mecab.MeCab()
-    assert [tokenize(s) for s in queries] == [ref.morphs(s) for s in queries]
+    assert [_morphs(s) for s in queries] == [ref.morphs(s) for s in queries]
+    # BM25 tokens: the same morphemes less those without a letter or digit
+    content = [[t for t in ref.morphs(s) if any(c.isalnum() for c in t)] for s in queries]
+    assert [tokenize(s) for s in queries] == content
+
+
+def test_near_copy_and_short_quote_equal_brute_force():
+    m = _matcher()
+    queries = [
+        "숙소 주차장은 지하",
+        "영화 보는 내내",
+        "네 감사합니다 정말",
+        "지루했다 영화 보는 내내 정말",
+    ]
+    queries += [
+        "정말 재미없는 영화다 하지만",
+        "버스는 시청 앞에서",
+        "감사합니다",
+        "회의실 예약은 하루",
+        "12번 버스는 시청 앞",  # a prefix of "12번 버스는 ..."
+        "어제도 보는 내내 지루했다",  # the end of a benchmark key only
+    ]
+    keys = [match_key(q) for q in queries]
+    doc, share = m.near_copy_best(keys, 25)
+    prefix = os.path.commonprefix
+    for r, c in enumerate(keys):
+        fits = [b for b in m.keys if 4 <= len(b) <= 24 and len(prefix([c, b])) >= 4]
+        want = max((len(prefix([c, b])) / max(len(c), len(b)) for b in fits), default=0.0)
+        assert share[r] == pytest.approx(want), c
+        if want:
+            b = m.keys[doc[r]]
+            assert len(prefix([c, b])) / max(len(c), len(b)) == pytest.approx(want)
+    assert share[-2] > 0.3 and share[-1] == 0.0  # a shared end is not a near copy
+    doc, weight = m.short_quote_best(keys)
+    w = m._doc_weight
+    for r, c in enumerate(keys):
+        inside = [d for d, b in enumerate(m.keys) if 5 <= len(b) <= 24 and b in c]
+        assert weight[r] == pytest.approx(max((w[d] for d in inside), default=0.0)), c
+        assert (doc[r] in inside) if inside else doc[r] == -1
+
+
+def test_near_copy_needs_an_informative_benchmark_sentence():
+    m = _matcher()
+    texts = ["숙소 주차장은 지하 2층에", "네 감사합니다 정말"]
+    w = m._doc_weight
+    heavy, light = w[len(BENCH) - 2], w[1]  # the parking sentence, "네 감사합니다."
+    assert heavy > light
+    base = {"short_chars": 20, "near_exact_edits": 0, "overlap_chars": 10_000}
+    res = _decide(_matcher(MatchConfig(short_share=0.7, short_weight=0.0, **base)), texts)
+    assert res.signal == ["near_copy", "near_copy"]
+    cut = (heavy + light) / 2
+    res = _decide(_matcher(MatchConfig(short_share=0.7, short_weight=cut, **base)), texts)
+    assert res.signal == ["near_copy", ""] and res.doc[0] == len(BENCH) - 2
+    res = _decide(_matcher(MatchConfig(short_share=0.0, **base)), texts)  # off
+    assert res.signal == ["", ""]
+
+
+def test_short_quote_by_weight_or_between_quotation_marks():
+    m = _matcher()
+    w = m._doc_weight
+    heavy, light = w[7], w[1]  # "영화 보는 내내 지루했다." vs "네 감사합니다."
+    assert heavy > light
+    cut = (heavy + light) / 2
+    texts = [
+        "어제 본 건 영화 보는 내내 지루했다 그래서 일찍 나왔다",  # informative, unquoted
+        "그는 네 감사합니다 하고 전화를 끊었고 다시 걸지 않았다",  # stock phrase, unquoted
+        "그는 “네, 감사합니다”라고 말하고 전화를 끊었고 다시 걸지 않았다",  # quoted
+    ]
+    base = {"overlap_chars": 10_000, "short_chars": 0}
+    res = _decide(_matcher(MatchConfig(quote_weight=cut, quoted_span=False, **base)), texts)
+    assert res.signal == ["short_quote", "", ""] and res.doc[0] == 7
+    res = _decide(_matcher(MatchConfig(quote_weight=cut, quoted_span=True, **base)), texts)
+    assert res.signal == ["short_quote", "", "short_quote"] and res.doc[2] == 1
+    res = _decide(_matcher(MatchConfig(quote_weight=0.0, quoted_span=False, **base)), texts)
+    assert res.signal == ["", "", ""]
+
+
+def test_decision_path_equals_calibration_features():
+    """`match` computes only what its thresholds need; `corpus.calibrate` decides from
+    every feature (`all_features`): both must remove the same sentences by the same signal."""
+    texts = [
+        "네 감사합니다.",
+        "네, 감사합니다 정말",
+        "영화 보는 내내 지루했어.",
+        "그는 “영화 보는 내내 지루했다”라고 말하고 자리를 떠났다고 전해졌다",
+        "어제 본 건 영화 보는 내내 지루했다 그래서 일찍 나왔다",
+        "숙소 주차장은 지하 2층에",
+        "서울시는 내년부터 모든 공공 도서관 운영 시간을 밤 10시까지 늘리기로 했다",
+        "주말 저녁마다 동네 도서관에서 아이들과 함께 그림책을 읽는 모임이 열린다.",
+        "정말 훌륭한 영화다.",
+    ]
+    for cfg in (MatchConfig(), MatchConfig(quote_weight=1.0, overlap_chars=12)):
+        m = _matcher(cfg)
+        tokens = [tokenize(t) for t in texts]
+        direct = m.match(tokens, texts)
+        full = m.decide(m.features(tokens, texts, all_features=True))
+        assert direct.signal == full.signal and list(direct.doc) == list(full.doc)
+        assert direct.signal.count("") < len(texts)
