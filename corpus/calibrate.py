@@ -6,31 +6,32 @@
 Labelled set, built from the real KLUE files and real corpus text (nothing
 generated from scratch):
 
-- ``edited`` positives: benchmark sentences as the corpus might hold them: an
+- ``edited`` positives: benchmark sentences as the corpus might hold them, in
+  equal shares from each length of benchmark sentence (`EDITED_FROM`): an
   exact copy, or one light edit (spacing, punctuation, one particle swapped,
   the last 20% of characters cut, words of another corpus sentence appended
   up to 20% of the characters: edits that add or remove text are proportional
   to the length, `EDIT_SHARE`, so a short sentence stays a near-copy);
 - ``quoted`` positives: a benchmark sentence verbatim inside a longer real
   sentence, about twice its length (text of corpus sentences around it, half
-  of them as a quotation ``… "S"라고 …``);
+  of them as a quotation ``… "S"라고 …``), in equal shares per length
+  (`QUOTED_FROM`);
 - ``lookalike`` negatives: corpus sentences sharing at least two uncommon
   morphemes with some benchmark sentence;
 - ``random`` negatives: corpus sentences drawn per length bucket from every
   source given (short NSMC reviews and comments included), so every bucket of
-  ``BUCKETS`` has its own false-positive rate.
+  ``BUCKETS`` and every source has its own false-positive rate.
 
 No negative equals a benchmark sentence after normalisation (those are real
-copies). Every item goes to the *calibration* or the *held-out* half by a
-seeded draw. The thresholds are chosen on the calibration half (`choose`):
-among the grid configurations whose unrelated-removal rate is at most
-``--max-fp`` in every length bucket, the one removing the fewest unrelated
-sentences among those reaching the recall targets with a margin
-(`CALIBRATION_RECALL`), else the one with the highest recall; then recall
-per kind and per bucket and the removal rate per bucket are reported on the
-held-out half, which played no part in the choice. Output:
-``OUTPUT/calibration.json`` (with the held-out removals, for reading) and
-markdown tables on stdout.
+copies; near-copies remain among the random ones, so their rates are upper
+bounds). Every item goes to the *calibration* or the *held-out* half by a
+seeded draw. The thresholds are chosen on the calibration half (`choose`:
+unrelated removals capped per bucket, ``--max-fp``, and per source,
+``--max-fp-source``; then the recall targets per bucket, then the fewest
+unrelated removals); recall per kind, edit and bucket and the removal rates
+per bucket and source are reported on the held-out half, which played no part
+in the choice. Output: ``OUTPUT/calibration.json`` (with the removals and
+misses of each half, for reading) and markdown tables on stdout.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
    within ``near_exact_edits`` (0 or 1) character edit, the edit being a
    particle or ending syllable (``지루했다``/``지루했어``, not ``재미있는``/
    ``재미없는``). Lookups use the one-character deletions of every short
-   benchmark key. Off in the calibrated defaults (it removed generic reviews).
+   benchmark key.
 3. ``near_copy``: for a sentence shorter than ``short_chars``, a benchmark key
    sharing a common *prefix* of at least ``short_share`` of the longer of the
    two keys (and `NEAR_MIN_CHARS` characters), carrying at least
