@@ -272,8 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--short-share",
         type=float,
         default=DEFAULTS.short_share,
-        help="near_copy: a sentence under --short-chars sharing a verbatim run of this share "
-        "of the longer key with a benchmark sentence (0: off; default %(default)s)",
+        help="near_copy: a sentence under --short-chars whose common prefix with a benchmark "
+        "sentence is this share of the longer key (0: off; default %(default)s)",
     )
     g.add_argument(
         "--short-weight",
