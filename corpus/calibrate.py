@@ -302,6 +302,35 @@ def with_variants(feats: dict, contain: dict, overlap: dict, cfg: MatchConfig) -
     return f
 
 
+def grid_features(matcher: Matcher, texts: list[str]) -> tuple[dict, dict, dict]:
+    """Every signal's raw values for `texts` over the whole `GRID`: the features (BM25
+    exact from the lowest threshold), and containment and overlap per length setting."""
+    tokens = [tokenize(t) for t in texts]
+    floor = min(GRID["threshold"])
+    parts, contain_parts, overlap_parts = [], [], []
+    share = min(GRID["overlap_share"])
+    for lo in range(0, len(texts), 256):  # batches, as corpus.dedup scores them
+        tk, tx = tokens[lo : lo + 256], texts[lo : lo + 256]
+        part = matcher.features(
+            tk, tx, floor=floor, short_chars=min(GRID["short_chars"]), all_features=True
+        )
+        q = matcher.index.query_matrix(tk)[0]
+        contain_parts.append(
+            {c: matcher.containment_best(q, part["qlen"], c) for c in GRID["containment_chars"]}
+        )
+        keys = [match_key(t) for t in tx]
+        overlap_parts.append(
+            {c: matcher.overlap_best(keys, c, share) for c in GRID["overlap_chars"]}
+        )
+        parts.append(part)
+    feats = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    contain, overlap = (
+        {c: tuple(np.concatenate([p[c][i] for p in ps]) for i in range(2)) for c in GRID[name]}
+        for ps, name in ((contain_parts, "containment_chars"), (overlap_parts, "overlap_chars"))
+    )
+    return feats, contain, overlap
+
+
 def choose(
     matcher, feats, contain, overlap, items, mask, max_fp, max_fp_source
 ) -> tuple[MatchConfig, dict]:
@@ -353,7 +382,8 @@ def choose(
     for sig, params in SIGNAL_PARAMS.items():
         fired[sig] = {}
         for values in itertools.product(*(GRID[p] for p in params)):
-            cfg = MatchConfig(**dict(zip(params, values, strict=True)))
+            base = {k: v[0] for k, v in GRID.items()}  # lengths the features were computed for
+            cfg = MatchConfig(**{**base, **dict(zip(params, values, strict=True))})
             f = with_variants(feats, contain, overlap, cfg)
             fired[sig][values] = matcher.fires(f, cfg)[sig][0]
     # only items some configuration removes and another keeps change the counts
@@ -381,7 +411,7 @@ def choose(
             if (fps <= cap).all():
                 key = (1, met, -round(float(fps.sum()), 9), float(r[-1]))
             else:  # only while no configuration meets the cap: the lowest worst bucket
-                key = (0, -round(float((fps / cap).max()), 9), met, float(r[-1]))
+                key = (0, -round(float((fps / np.maximum(cap, 1e-12)).max()), 9), met, float(r[-1]))
             if best_key is None or key > best_key:
                 best, best_key = MatchConfig(threshold=t, **c), key
     if best_key[0] == 0:
@@ -431,29 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     items = build_set(sents, matcher, corpus, args)
     texts = [it["text"] for it in items]
     print(f"{len(sents)} benchmark sentences, {len(items)} labelled items", file=sys.stderr)
-    tokens = [tokenize(t) for t in texts]
-    floor = min(GRID["threshold"])
-    parts, contain_parts, overlap_parts = [], [], []
-    share = min(GRID["overlap_share"])
-    for lo in range(0, len(texts), 256):  # batches, as corpus.dedup scores them
-        tk, tx = tokens[lo : lo + 256], texts[lo : lo + 256]
-        part = matcher.features(
-            tk, tx, floor=floor, short_chars=min(GRID["short_chars"]), all_features=True
-        )
-        q = matcher.index.query_matrix(tk)[0]
-        contain_parts.append(
-            {c: matcher.containment_best(q, part["qlen"], c) for c in GRID["containment_chars"]}
-        )
-        keys = [match_key(t) for t in tx]
-        overlap_parts.append(
-            {c: matcher.overlap_best(keys, c, share) for c in GRID["overlap_chars"]}
-        )
-        parts.append(part)
-    feats = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    contain, overlap = (
-        {c: tuple(np.concatenate([p[c][i] for p in ps]) for i in range(2)) for c in GRID[name]}
-        for ps, name in ((contain_parts, "containment_chars"), (overlap_parts, "overlap_chars"))
-    )
+    feats, contain, overlap = grid_features(matcher, texts)
     half = np.array([it["half"] for it in items])
     cal = half == "calibration"
     cfg, info = choose(
