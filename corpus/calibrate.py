@@ -287,7 +287,7 @@ def evaluate(items: list[dict], removed: np.ndarray, mask: np.ndarray) -> dict:
     source = np.array([it.get("source", "") for it in items])
     out["unrelated_removed_by_source"] = {
         s: [int(removed[neg & (source == s)].sum()), int((neg & (source == s)).sum())]
-        for s in sorted(set(source) - {""})
+        for s in sorted(set(source.tolist()) - {""})
     }
     m = neg & (kind == "lookalike")
     out["lookalikes_removed"] = [int(removed[m].sum()), int(m.sum())]
@@ -363,7 +363,7 @@ def choose(
     source = np.array([it.get("source", "") for it in items])
     groups = [mask & (label == 0) & (bucket == bucket_of(lo)) for lo, _ in BUCKETS]
     n_bucket = len(groups)
-    groups += [mask & (source == s) for s in sorted(set(source) - {""})]
+    groups += [mask & (source == s) for s in sorted(set(source.tolist()) - {""})]
     n_neg = len(groups)
     cap = np.array([max_fp] * n_bucket + [max_fp_source] * (n_neg - n_bucket))
     pos_kinds = []
