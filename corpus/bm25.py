@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+
+from corpus.normalize import NON_WORD
 
 NORMALISATIONS = ("max", "doc", "query", "raw")
 #: Self-score levels of the per-term weight maxima that bound `BM25Index.best_above`.
@@ -57,9 +58,6 @@ def _mecab():
 
 
 _LATTICE = None
-
-
-_NO_CONTENT = re.compile(r"[\W_]+")
 
 
 def _morphs(text: str) -> list[str]:
@@ -100,9 +98,9 @@ def tokenize(text: str, kind: str = "morph") -> list[str]:
     ``exact`` and ``overlap`` signals (`corpus.matching`), not by BM25.
     """
     if kind == "morph":
-        return [t for t in _morphs(text) if t.isalnum() or not _NO_CONTENT.fullmatch(t)]
+        return [t for t in _morphs(text) if t.isalnum() or not NON_WORD.fullmatch(t)]
     if kind == "eojeol":
-        return [t for t in text.split() if not _NO_CONTENT.fullmatch(t)]
+        return [t for t in text.split() if not NON_WORD.fullmatch(t)]
     if kind == "char2":
         s = "".join(text.split())
         return [s[i : i + 2] for i in range(len(s) - 1)] or ([s] if s else [])

@@ -379,10 +379,10 @@ def choose(
     need = np.array([CALIBRATION_RECALL[k] for k in pos_kinds])
     names = list(GRID)
     fired: dict[str, dict[tuple, np.ndarray]] = {}
+    base = {k: v[0] for k, v in GRID.items()}  # lengths the features were computed for
     for sig, params in SIGNAL_PARAMS.items():
         fired[sig] = {}
         for values in itertools.product(*(GRID[p] for p in params)):
-            base = {k: v[0] for k, v in GRID.items()}  # lengths the features were computed for
             cfg = MatchConfig(**{**base, **dict(zip(params, values, strict=True))})
             f = with_variants(feats, contain, overlap, cfg)
             fired[sig][values] = matcher.fires(f, cfg)[sig][0]

@@ -68,7 +68,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpus.bm25 import BM25Index, row_argmax
-from corpus.normalize import dedup_key
+from corpus.normalize import NON_WORD, dedup_key
 
 #: Signals in the order they are checked; ``removed/`` records say which one fired.
 SIGNALS = ("exact", "near_exact", "near_copy", "overlap", "short_quote", "bm25", "containment")
@@ -100,7 +100,6 @@ OVERLAP_GRAM = 8
 SHORT_GRAM = 4
 #: The shortest benchmark key ``short_quote`` looks for inside a corpus sentence.
 QUOTE_MIN_CHARS = 5
-_NON_WORD = re.compile(r"[\W_]+")
 #: Text between a pair of quotation marks (straight, curly, corner brackets).
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'|‘([^’]+)’|「([^」]+)」|『([^』]+)』')
 
@@ -112,7 +111,7 @@ def match_key(text: str) -> str:
     conjoining jamo where the reviews have compatibility jamo ``ㅋㅋ``.
     """
     key = unicodedata.normalize("NFKC", dedup_key(text))
-    return "".join(c for c in _NON_WORD.sub("", key) if unicodedata.category(c)[0] != "S")
+    return "".join(c for c in NON_WORD.sub("", key) if unicodedata.category(c)[0] != "S")
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,9 @@ _RUN_OF_SPACES = re.compile(r"[ ]{2,}")
 _SPACE_AROUND_NEWLINE = re.compile(r" *\n *")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
 _ANY_WS = re.compile(r"\s+")
+#: A run of characters that are neither letters nor digits (punctuation, symbols, spaces,
+#: underscores): what `corpus.matching.match_key` strips and BM25 tokens may not be alone.
+NON_WORD = re.compile(r"[\W_]+")
 
 
 def normalize_document(text: str) -> str:
