@@ -47,7 +47,15 @@ import time
 import numpy as np
 
 from corpus.bm25 import tokenize
-from corpus.matching import NEAR_MIN_CHARS, SIGNAL_PARAMS, MatchConfig, Matcher, match_key
+from corpus.matching import (
+    NEAR_MIN_CHARS,
+    SIGNAL_PARAMS,
+    MatchConfig,
+    Matcher,
+    count_phrases,
+    match_key,
+    short_key_table,
+)
 from corpus.normalize import normalize_document
 from corpus.sentences import split_sentences
 
@@ -86,6 +94,8 @@ GRID = {
     "short_weight": [0.0, 30.0, 35.0, 40.0],
     "quote_weight": [0.0, 30.0, 35.0, 40.0, 45.0],
     "quoted_span": [False, True],
+    # at most 1, 2, 3, 5, 10 sentences of the ~870,000 of the shared corpus (0: off)
+    "quote_max_per_million": [0.0, 1.5, 2.5, 4.0, 6.0, 12.0],
 }
 #: Corpus sources and the reader options they need (under --corpus).
 SOURCES = {
@@ -183,6 +193,33 @@ def corpus_sentences(root: str, per_source: int, seed: int) -> dict[str, list[st
         rng.shuffle(sents)
         out[name] = sents[: 30 * per_source]
     return out
+
+
+def corpus_phrase_counts(root: str, matcher: Matcher, extra: list[str]) -> tuple[np.ndarray, int]:
+    """``rare_quote``'s counts as `corpus.dedup` makes them, with every sentence of every
+    source under `root` (whole, not the sample) and the `extra` texts (the positives: in
+    a real corpus a copied sentence is counted with the rest) as the corpus: per benchmark
+    sentence, how many of these sentences contain its key whole; and how many were read."""
+    from corpus.readers import expand_inputs, iter_records
+
+    def keys():
+        for rel, opts in SOURCES.values():
+            path = os.path.join(root, rel)
+            if not os.path.exists(path):
+                continue
+            for f in expand_inputs([path]):
+                for rec in iter_records(f, on_error="skip", **opts):
+                    for s in split_sentences(normalize_document(rec.text)):
+                        yield match_key(s)
+        for t in extra:
+            yield match_key(t)
+
+    counts: dict[int, int] = {}
+    n = count_phrases(short_key_table(matcher.keys), keys(), counts)
+    out = np.zeros(len(matcher.keys), dtype=np.int64)
+    for d, c in counts.items():
+        out[d] = c
+    return out, n
 
 
 def bucket_of(n: int) -> str:
@@ -393,7 +430,13 @@ def choose(
     const = always.astype(np.float32) @ g
     g = g[active]
     fired = {k: {v: m[active] for v, m in ms.items()} for k, ms in fired.items()}
-    others = [n for n in names if n != "threshold"]
+    # Per configuration of the others, the BM25 thresholds are one matrix product, and
+    # rare_quote's counts add the few items it fires on that the rest keep.
+    counts, thresholds = GRID["quote_max_per_million"], GRID["threshold"]
+    others = [n for n in names if n not in ("threshold", "quote_max_per_million")]
+    rare = np.stack([fired["rare_quote"][(n,)] for n in counts])  # (rates, active)
+    rare_items = np.flatnonzero(rare.any(axis=0))
+    rare, g_rare = rare[:, rare_items], g[rare_items]
     best, best_key = None, None
     for values in itertools.product(*(GRID[n] for n in others)):
         c = dict(zip(others, values, strict=True))
@@ -401,19 +444,16 @@ def choose(
             continue  # near_copy off: its weight does not matter
         base = np.zeros(int(active.sum()), dtype=bool)
         for sig, params in SIGNAL_PARAMS.items():
-            if sig != "bm25":
+            if sig not in ("bm25", "rare_quote"):
                 base |= fired[sig][tuple(c[p] for p in params)]
-        bm = np.stack([fired["bm25"][(c["short_chars"], t)] for t in GRID["threshold"]])
-        rates = ((bm | base).astype(np.float32) @ g + const) / size  # (thresholds, groups)
-        for t, r in zip(GRID["threshold"], rates, strict=True):
-            fps = r[:n_neg]
-            met = round(float(np.minimum(r[n_neg:-1] / need, 1.0).sum()), 6)
-            if (fps <= cap).all():
-                key = (1, met, -round(float(fps.sum()), 9), float(r[-1]))
-            else:  # only while no configuration meets the cap: the lowest worst bucket
-                key = (0, -round(float((fps / np.maximum(cap, 1e-12)).max()), 9), met, float(r[-1]))
-            if best_key is None or key > best_key:
-                best, best_key = MatchConfig(threshold=t, **c), key
+        fire = np.stack([fired["bm25"][(c["short_chars"], t)] for t in thresholds]) | base
+        more = ~fire[:, None, rare_items] & rare[None]  # (thresholds, counts, rare items)
+        rates = (fire.astype(np.float32) @ g)[:, None, :] + more.astype(np.float32) @ g_rare
+        rates = ((rates + const) / size).reshape(len(thresholds) * len(counts), -1)
+        i, key = _best_row(rates, n_neg, cap, need)
+        if best_key is None or key > best_key:
+            t, n = thresholds[i // len(counts)], counts[i % len(counts)]
+            best, best_key = MatchConfig(threshold=t, quote_max_per_million=n, **c), key
     if best_key[0] == 0:
         print(
             f"WARNING: no grid configuration removes at most {max_fp:.2%} of unrelated "
@@ -422,6 +462,26 @@ def choose(
             file=sys.stderr,
         )
     return best, {"objective": [float(k) for k in best_key], "meets_fp_cap": best_key[0] == 1}
+
+
+def _best_row(
+    rates: np.ndarray, n_neg: int, cap: np.ndarray, need: np.ndarray
+) -> tuple[int, tuple]:
+    """The best row of `rates` (configurations x groups: the unrelated groups, then the
+    positive groups scored against `need`, then all positives) and its key, for `choose`.
+
+    Under the caps: (1, recall score, -sum of unrelated rates, recall); above them (only
+    while no configuration meets them): (0, -worst rate / cap, recall score, recall).
+    The greater key wins, the first row among equal ones."""
+    fps = rates[:, :n_neg]
+    ok = (fps <= cap).all(axis=1)
+    met = np.round(np.minimum(rates[:, n_neg:-1] / need, 1.0).sum(axis=1).astype(np.float64), 6)
+    fp_sum = np.round(fps.sum(axis=1).astype(np.float64), 9)
+    worst = np.round((fps / np.maximum(cap, 1e-12)).max(axis=1).astype(np.float64), 9)
+    recall = rates[:, -1].astype(np.float64)
+    k1, k2 = np.where(ok, met, -worst), np.where(ok, -fp_sum, met)
+    i = int(np.lexsort((-np.arange(len(rates)), recall, k2, k1, ok))[-1])
+    return i, (int(ok[i]), float(k1[i]), float(k2[i]), float(recall[i]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -434,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--index-dir", default=None, help="benchmark index cache (as corpus.dedup)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--edited", type=int, default=1200, help="edited positives")
-    p.add_argument("--quoted", type=int, default=600, help="quoted-inside-longer positives")
+    p.add_argument("--quoted", type=int, default=1200, help="quoted-inside-longer positives")
     p.add_argument("--lookalike", type=int, default=1200, help="look-alike negatives")
     p.add_argument("--per-bucket", type=int, default=4000, help="random negatives per bucket")
     p.add_argument("--per-source", type=int, default=1000, help="corpus sample size unit")
@@ -461,6 +521,10 @@ def main(argv: list[str] | None = None) -> int:
     items = build_set(sents, matcher, corpus, args)
     texts = [it["text"] for it in items]
     print(f"{len(sents)} benchmark sentences, {len(items)} labelled items", file=sys.stderr)
+    positives = [it["text"] for it in items if it["label"] == 1]
+    counts, n_corpus = corpus_phrase_counts(args.corpus, matcher, positives)
+    matcher.set_phrase_counts(counts, n_corpus)
+    print(f"phrase counts over {n_corpus} corpus sentences", file=sys.stderr)
     feats, contain, overlap = grid_features(matcher, texts)
     half = np.array([it["half"] for it in items])
     cal = half == "calibration"

@@ -49,13 +49,24 @@ from collections.abc import Iterable
 
 from corpus.bm25 import TOKENIZERS, BM25Index, tokenize
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
-from corpus.matching import NEAR_MAX_CHARS, OVERLAP_GRAM, MatchConfig, Matcher, match_key
+from corpus.matching import (
+    NEAR_MAX_CHARS,
+    OVERLAP_GRAM,
+    QUOTE_MIN_CHARS,
+    MatchConfig,
+    Matcher,
+    count_phrases,
+    match_key,
+    short_key_table,
+)
 from corpus.normalize import dedup_key, normalize_document, normalize_text
 from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter
 from corpus.sentences import split_sentences
 
 STAGE = "dedup"
+#: The first pass, counting the corpus sentences that hold each short benchmark sentence.
+PHRASES_STAGE = "dedup-phrases"
 REMOVED = "removed"
 #: Chosen with `python -m corpus.calibrate` (see docs/corpus.md); one source: MatchConfig.
 DEFAULTS = MatchConfig()
@@ -146,18 +157,58 @@ def load_or_build_index(
     return index, fp
 
 
-def load_matcher(index_dir: str, config: dict | None = None) -> Matcher:
-    """Per-worker state: the saved index and keys as a `Matcher`, loaded once per process."""
-    index = BM25Index.load(index_dir)
+def _load_keys(index_dir: str) -> list[str]:
     with open(os.path.join(index_dir, KEYS_FILE), encoding="utf-8") as fh:
-        keys = json.load(fh)
-    return Matcher(index, keys, MatchConfig(**config) if config else None)
+        return json.load(fh)
+
+
+def load_matcher(index_dir: str, config: dict | None = None, phrases: str | None = None) -> Matcher:
+    """Per-worker state: the saved index and keys as a `Matcher`, loaded once per process,
+    with the phrase counts of the first pass (`phrases`: its ``stats.json``) if given."""
+    keys = _load_keys(index_dir)
+    matcher = Matcher(BM25Index.load(index_dir), keys, MatchConfig(**config) if config else None)
+    if phrases is not None:
+        matcher.set_phrase_counts(*load_phrase_counts(phrases, len(keys)))
+    return matcher
+
+
+def load_phrase_counts(stats_path: str, n: int) -> tuple:
+    """The first pass's ``stats.json`` -> (corpus sentences per benchmark sentence as an
+    array, corpus sentences counted)."""
+    import numpy as np
+
+    with open(stats_path, encoding="utf-8") as fh:
+        stats = json.load(fh)
+    counts = np.zeros(n, dtype=np.int64)
+    for d, c in stats.get("phrases", {}).items():
+        counts[int(d)] = c
+    return counts, int(stats.get("read", 0))
+
+
+def load_phrase_table(index_dir: str, max_chars: int) -> dict:
+    """Per-worker state of the first pass: the benchmark keys of `QUOTE_MIN_CHARS` to
+    `max_chars` characters (`short_key_table`; longer ones found whole are overlaps)."""
+    return short_key_table(_load_keys(index_dir), max_chars=max_chars)
+
+
+def count_shard(job: ShardJob) -> dict:
+    """First pass: for each short benchmark sentence, how many of the shard's sentences
+    contain it whole (``rare_quote`` needs the count over the whole corpus)."""
+    cfg = job.config
+    table = job.state or load_phrase_table(cfg["index_dir"], cfg["max_chars"])
+    opts = ReadOptions()
+    counts: dict[int, int] = {}
+    n = count_phrases(table, (match_key(r.text) for r in job.records(opts)), counts)
+    out: dict = {"read": n, "phrases": {str(d): c for d, c in counts.items()}}
+    if opts.skipped:
+        out["reader_skipped"] = dict(opts.skipped)
+    return out
 
 
 def process_shard(job: ShardJob) -> dict:
     """Checks one shard's records against the benchmark; writes kept and removed records."""
     cfg = job.config
-    matcher: Matcher = job.state or load_matcher(cfg["index_dir"], cfg["match"])
+    matcher: Matcher = job.state or load_matcher(cfg["index_dir"], cfg["match"], cfg["phrases"])
     tok = matcher.index.tokenizer
     opts = ReadOptions()
     counts: dict = {"read": 0, "kept": 0, "removed": {"benchmark_match": 0}, "by_source": {}}
@@ -296,12 +347,64 @@ def build_parser() -> argparse.ArgumentParser:
         help="short_quote: also a benchmark sentence standing alone between quotation marks "
         "(default %(default)s)",
     )
+    g.add_argument(
+        "--quote-max-per-million",
+        type=float,
+        default=DEFAULTS.quote_max_per_million,
+        help="rare_quote: a short benchmark sentence found whole inside a corpus sentence "
+        "removes it when at most this many of every million corpus sentences contain it (a "
+        "first pass counts them; 0: off, no first pass; default %(default)s)",
+    )
     p.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER, help="BM25 tokens")
     p.add_argument("--index-dir", default=None, help="index cache (default: OUTPUT.index)")
+    p.add_argument(
+        "--phrases-dir",
+        default=None,
+        help="the first pass's output, phrase counts (default: OUTPUT.phrases)",
+    )
     p.add_argument("--batch-size", type=int, default=BATCH, help="sentences checked per batch")
     add_reader_arguments(p)
     add_executor_arguments(p)
     return p
+
+
+def count_pass(args, out: str, index_dir: str, fingerprint: str, executor: dict) -> str:
+    """Runs the first pass (`count_shard` over every input shard, resumable like any
+    stage) into ``--phrases-dir`` and returns the path of its ``stats.json``, which holds
+    ``phrases``: benchmark sentence -> corpus sentences containing it."""
+    phrases_dir = os.path.normpath(args.phrases_dir or out + ".phrases")
+    config = {
+        "index_dir": index_dir,
+        "index_fingerprint": fingerprint,
+        "max_chars": args.overlap_chars - 1,
+        **reader_config(args),
+    }
+    counts = run_stage(
+        PHRASES_STAGE,
+        args.input,
+        phrases_dir,
+        count_shard,
+        config,
+        init=load_phrase_table,
+        init_args=(index_dir, args.overlap_chars - 1),
+        argv=[sys.executable, "-m", "corpus.dedup", *sys.argv[1:]],
+        **executor,
+    )
+    limit = int(args.quote_max_per_million * counts.get("read", 0) / 1e6 + 1e-9)
+    log.info(
+        "%s: %d of the %d benchmark sentences of %d-%d characters occur in the %d corpus "
+        "sentences; rare_quote takes those in at most %s (%s per million)%s",
+        PHRASES_STAGE,
+        len(counts.get("phrases", {})),
+        sum(QUOTE_MIN_CHARS <= len(k) < args.overlap_chars for k in _load_keys(index_dir)),
+        QUOTE_MIN_CHARS,
+        args.overlap_chars - 1,
+        counts.get("read", 0),
+        limit,
+        args.quote_max_per_million,
+        "" if limit >= 1 else ": the corpus is too small to show one that rare, rare_quote off",
+    )
+    return os.path.abspath(os.path.join(phrases_dir, "stats.json"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         build_parser().error("--threshold and --containment must be in (0, 1]")
     if not 0.0 <= args.short_share <= 1.0 or args.short_weight < 0 or args.quote_weight < 0:
         build_parser().error("--short-share must be in [0, 1]; the weights must be >= 0")
+    if not args.quote_max_per_million >= 0:
+        build_parser().error("--quote-max-per-million must be >= 0 (0: off)")
     if not 0 <= args.short_chars <= NEAR_MAX_CHARS:
         build_parser().error(f"--short-chars must be in [0, {NEAR_MAX_CHARS}]")
     if args.overlap_chars < OVERLAP_GRAM or not 0.0 < args.overlap_share <= 1.0:
@@ -337,9 +442,21 @@ def main(argv: list[str] | None = None) -> int:
         short_weight=args.short_weight,
         quote_weight=args.quote_weight,
         quoted_span=args.quoted_span,
+        quote_max_per_million=args.quote_max_per_million,
     ).to_dict()
+    executor = {
+        "workers": args.workers,
+        "executor": args.executor,
+        "ray_address": args.ray_address,
+        "force": args.force,
+    }
+    phrases = None
+    if match["quote_max_per_million"] > 0:
+        phrases = count_pass(args, out, os.path.abspath(index_dir), fp, executor)
     config = {
         "match": match,
+        "phrases": phrases,
+        "phrases_sha256": file_digest(phrases) if phrases else None,
         "batch_size": args.batch_size,
         "index_dir": os.path.abspath(index_dir),
         "index_fingerprint": fp,
@@ -351,13 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         out,
         process_shard,
         config,
-        workers=args.workers,
-        executor=args.executor,
         init=load_matcher,
-        init_args=(os.path.abspath(index_dir), match),
+        init_args=(os.path.abspath(index_dir), match, phrases),
         argv=[sys.executable, "-m", "corpus.dedup", *(argv or sys.argv[1:])],
-        ray_address=args.ray_address,
-        force=args.force,
+        **executor,
     )
     removed = sum(counts.get("removed", {}).values())
     if counts.get("read", 0) != counts.get("kept", 0) + removed:

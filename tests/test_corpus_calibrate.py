@@ -53,9 +53,10 @@ def small_grid(monkeypatch):
     monkeypatch.setattr(calibrate, "MIN_BUCKET_ITEMS", 1)
 
 
-def _choose(items, max_fp=1.0, max_fp_source=1.0):
+def _choose(items, max_fp=1.0, max_fp_source=1.0, phrase_counts=None):
     index = BM25Index.build([tokenize(s) for s in BENCH])
-    matcher = Matcher(index, [match_key(s) for s in BENCH])
+    keys = [match_key(s) for s in BENCH]
+    matcher = Matcher(index, keys, phrase_counts=phrase_counts, phrase_total=1_000_000)
     feats, contain, overlap = calibrate.grid_features(matcher, [it["text"] for it in items])
     sims = dict(zip([it["text"] for it in items], feats["bm25"], strict=True))
     mask = np.ones(len(items), dtype=bool)
@@ -86,3 +87,17 @@ def test_caps_per_bucket_and_per_source(small_grid):
     for caps in ({"max_fp": 0.0}, {"max_fp_source": 0.0}):  # one bucket, one source
         strict, info, _ = _choose(items, **caps)
         assert strict.threshold > sims[CLOSER] and info["meets_fp_cap"]  # the cap wins
+
+
+def test_rare_quote_count_is_chosen_like_any_threshold(small_grid):
+    # a benchmark sentence the corpus holds once, quoted; one it holds 3 times, in an
+    # unrelated sentence: the count that recalls the quote and keeps the other wins
+    calibrate.GRID.update(threshold=[0.95], quote_max_per_million=[0.0, 1.0, 3.0, 5.0])
+    quote = "그는 영화 보는 내내 지루했다고 말했다"
+    common = "어제 0번 버스는 시청 앞에서 3분마다 출발한다고 들었다"
+    items = _items([(quote, 1, None), (common, 0, "nsmc")])
+    counts = np.zeros(len(BENCH), dtype=np.int64)
+    counts[2], counts[3] = 1, 3
+    cfg, info, _ = _choose(items, phrase_counts=counts)
+    assert cfg.quote_max_per_million == 1.0 and info["meets_fp_cap"]
+    assert info["objective"][1] == 1.0  # the quote's bucket meets its target

@@ -11,7 +11,7 @@ import pytest
 
 from corpus.bm25 import BM25Index, _morphs, tokenize
 from corpus.datadir import resolve_data_dir
-from corpus.matching import MatchConfig, Matcher, match_key
+from corpus.matching import MatchConfig, Matcher, count_phrases, match_key, short_key_table
 
 BENCH = [
     "정말 재미없는 영화다.",
@@ -308,6 +308,53 @@ def test_short_quote_by_weight_or_between_quotation_marks():
     assert res.signal == ["", "", ""]
 
 
+def test_rare_quote_by_corpus_count_of_the_phrase():
+    """A short benchmark sentence inside a corpus sentence is a quote when the corpus
+    rarely holds it, a stock phrase when many corpus sentences do (counted by
+    `count_phrases`, checked here against a brute-force count)."""
+    corpus = [
+        "어제 본 건 영화 보는 내내 지루했다 그래서 일찍 나왔다",  # the one quote of doc 7
+        *[f"{i}번째 손님이 네 감사합니다 하고 나갔다" for i in range(5)],  # doc 1, 5 times
+        "네 감사합니다 네 감사합니다",  # twice in one sentence: counted once
+        "아무 상관 없는 문장이다",
+    ]
+    m = _matcher()
+    keys = [match_key(t) for t in corpus]
+    table = short_key_table(m.keys)
+    counts: dict[int, int] = {}
+    assert count_phrases(table, keys, counts) == len(corpus)
+    brute = {}
+    for d, b in enumerate(m.keys):
+        if 5 <= len(b) <= 24:
+            n = sum(b in k for k in keys)
+            if n:
+                brute[d] = n
+    assert counts == brute and counts[7] == 1 and counts[1] == 6
+    arr = np.zeros(len(m.keys), dtype=np.int64)
+    arr[list(counts)] = list(counts.values())
+    base = {"overlap_chars": 10_000, "short_chars": 0, "quote_weight": 0.0, "quoted_span": False}
+    base.update(threshold=1.0, containment_chars=10_000)  # quotes only
+    # a rate: at most 1 (or 6) in 10 sentences; a corpus of 5 cannot show 1 in 10
+    for rate, total, want in (
+        (1e5, 10, ["rare_quote", "", "", ""]),
+        (6e5, 10, ["rare_quote"] * 3 + [""]),
+        (0.0, 10, [""] * 4),
+        (1e5, 9, [""] * 4),
+    ):
+        m = _matcher(MatchConfig(quote_max_per_million=rate, **base))
+        m.set_phrase_counts(arr, total)
+        res = _decide(m, [corpus[0], corpus[1], corpus[6], corpus[7]])
+        assert res.signal == want
+        if want[0]:
+            assert res.doc[0] == 7 and res.score[0] == 1.0  # the score is the count
+    m = _matcher(MatchConfig(quote_max_per_million=6e5, **base))  # no counts given: off
+    assert _decide(m, corpus[:1]).signal == [""]
+    with pytest.raises(ValueError, match="phrase counts"):
+        m.set_phrase_counts(arr[:-1], 10)
+    with pytest.raises(ValueError, match="above"):
+        m.set_phrase_counts(arr, 5)
+
+
 def test_decision_path_equals_calibration_features():
     """`match` computes only what its thresholds need; `corpus.calibrate` decides from
     every feature (`all_features`): both must remove the same sentences by the same signal."""
@@ -322,8 +369,19 @@ def test_decision_path_equals_calibration_features():
         "주말 저녁마다 동네 도서관에서 아이들과 함께 그림책을 읽는 모임이 열린다.",
         "정말 훌륭한 영화다.",
     ]
-    for cfg in (MatchConfig(), MatchConfig(quote_weight=1.0, overlap_chars=12)):
+    configs = (
+        MatchConfig(),
+        MatchConfig(quote_weight=1.0, overlap_chars=12),
+        MatchConfig(
+            quote_weight=0.0, quoted_span=False, quote_max_per_million=2e5, overlap_chars=12
+        ),
+    )
+    for cfg in configs:
         m = _matcher(cfg)
+        counts: dict[int, int] = {}
+        count_phrases(short_key_table(m.keys), [match_key(t) for t in texts], counts)
+        arr = np.bincount(list(counts), list(counts.values()), len(m.keys))
+        m.set_phrase_counts(arr, len(texts))
         tokens = [tokenize(t) for t in texts]
         direct = m.match(tokens, texts)
         full = m.decide(m.features(tokens, texts, all_features=True))

@@ -226,3 +226,38 @@ def test_dedup_index_fingerprint_follows_symlinked_benchmark_folders(tmp_path):
     assert fp2 != fp1
     keys = json.loads((tmp_path / "index" / dedup.KEYS_FILE).read_text(encoding="utf-8"))
     assert "바뀐벤치마크문장이새로들어왔다" in keys
+
+
+def test_dedup_rare_quote_counts_phrases_over_the_whole_corpus(tmp_path):
+    """The first pass counts each short benchmark sentence over every shard: a phrase that
+    two sentences of one file and one of another hold is common (3 > 2) although no shard
+    alone holds it more than twice; a phrase held once is a quote and removed."""
+    klue = tmp_path / "klue" / "klue-sts-v1.1"
+    klue.mkdir(parents=True)
+    items = json.loads((KLUE / "klue-sts-v1.1" / "klue-sts-v1.1_dev.json").read_text())
+    for i, s in enumerate(["소녀는 가출했다.", "집이 따스했어요."]):
+        items.append({**items[0], "guid": f"klue-sts-v1_dev_1000{i}", "sentence1": s})
+    (klue / "klue-sts-v1.1_dev.json").write_text(json.dumps(items, ensure_ascii=False))
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    lines = {
+        "a": ["어제 본 영화에서 소녀는 가출했다 그리고 다시 돌아왔다", "그 집이 따스했어요 정말로"],
+        "b": ["겨울에 갔는데 집이 따스했어요 좋네요", "고양이가 창가에서 낮잠을 잤다"],
+        "c": ["주인 분이 친절하고 집이 따스했어요"],
+    }
+    for name, texts in lines.items():
+        with open(inputs / f"{name}.jsonl", "w", encoding="utf-8") as fh:
+            for i, t in enumerate(texts):
+                fh.write(json.dumps({"id": f"{name}{i}", "text": t}, ensure_ascii=False) + "\n")
+    out = tmp_path / "dedup"
+    argv = ["--input", str(inputs), "--output", str(out), "--benchmark-dir", str(tmp_path / "klue")]
+    argv += ["--quote-weight", "0", "--no-quoted-span", "--workers", "1"]
+    argv += ["--quote-max-per-million", "400000"]  # 2 of the 5 sentences
+    assert dedup.main(argv) == 0
+    removed = {r["id"]: r for r in _records(out / "removed")}
+    assert set(removed) == {"a0"}
+    assert removed["a0"]["signal"] == "rare_quote" and removed["a0"]["score"] == 1
+    assert removed["a0"]["benchmark_guid"] == "klue-sts-v1_dev_10000"
+    phrases = _stats(Path(str(out) + ".phrases"))
+    assert phrases["read"] == 5 and sorted(phrases["phrases"].values()) == [1, 3]
+    assert _stats(out)["kept"] == 4
