@@ -101,3 +101,14 @@ def test_rare_quote_count_is_chosen_like_any_threshold(small_grid):
     cfg, info, _ = _choose(items, phrase_counts=counts)
     assert cfg.quote_max_per_million == 1.0 and info["meets_fp_cap"]
     assert info["objective"][1] == 1.0  # the quote's bucket meets its target
+
+
+def test_a_cap_no_configuration_meets_does_not_free_the_others(small_grid):
+    # a labelled-unrelated sentence every configuration removes (here an exact copy)
+    # puts its bucket and source over any cap; the other groups keep theirs
+    items = _items([(BENCH[2], 0, "kowiki"), (PARAPHRASE, 1, None), (CLOSER, 0, "nsmc")])
+    _, _, sims = _choose(items)
+    cfg, info, _ = _choose(items, max_fp=0.0, max_fp_source=0.0)
+    assert not info["meets_fp_cap"] and info["meets_relaxed_caps"]
+    assert set(info["caps_raised_to_lowest_reachable"]) == {"10-19", "kowiki"}
+    assert cfg.threshold > sims[CLOSER]  # nsmc's cap holds although recall is lost
