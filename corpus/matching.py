@@ -138,17 +138,17 @@ class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
     threshold: float = 0.7
-    short_chars: int = 20
+    short_chars: int = 12
     near_exact_edits: int = 1
     containment: float = 0.85
     containment_chars: int = 30
-    overlap_chars: int = 8
-    overlap_share: float = 0.9
+    overlap_chars: int = 12
+    overlap_share: float = 0.7
     short_share: float = 0.75  # near_copy (0: off)
     short_weight: float = 0.0  # near_copy needs this BM25 self-weight of the benchmark sentence
-    quote_weight: float = 35.0  # short_quote (0: off)
+    quote_weight: float = 0.0  # short_quote by weight (0: off; quotation marks still count)
     quoted_span: bool = True  # short_quote also fires on a benchmark sentence between quotes
-    quote_max_per_million: float = 0.0  # rare_quote: corpus sentences per million holding it
+    quote_max_per_million: float = 2.5  # rare_quote: corpus sentences per million holding it
 
     def __post_init__(self) -> None:
         if self.overlap_chars < OVERLAP_GRAM:

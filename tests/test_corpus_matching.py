@@ -99,7 +99,7 @@ def test_overlap_removes_short_quote_and_cut_copy_keeps_generic_reviews():
         "숙소 근처 공영 주차장은 지하에 있고 밤에는 무료라서 여행객들이 자주 이용한다고 한다.",
     ]
     only_overlap = MatchConfig(
-        overlap_share=0.7, short_share=0.0, quote_weight=0.0, quoted_span=False
+        overlap_chars=8, overlap_share=0.7, short_share=0.0, quote_weight=0.0, quoted_span=False
     )
     res = _decide(_matcher(only_overlap), texts)
     assert res.signal == ["overlap", "overlap", "", "", ""]
