@@ -22,9 +22,12 @@ generated from scratch):
   source given (short NSMC reviews and comments included), so every bucket of
   ``BUCKETS`` and every source has its own false-positive rate.
 
-No negative equals a benchmark sentence after normalisation (those are real
-copies; near-copies remain among the random ones, so their rates are upper
-bounds). Every item goes to the *calibration* or the *held-out* half by a
+No negative equals a benchmark sentence after normalisation, and drawn
+negatives that are plain copies (`certain_copies`) are set apart in neither
+half (near-copies closer to the thresholds remain among the random ones, so
+their rates are upper bounds). ``rare_quote``'s corpus counts are made over
+every sentence of the sources plus the positives (`corpus_phrase_counts`).
+Every item goes to the *calibration* or the *held-out* half by a
 seeded draw. The thresholds are chosen on the calibration half (`choose`:
 unrelated removals capped per bucket, ``--max-fp``, and per source,
 ``--max-fp-source``; then the recall targets per bucket, then the fewest

@@ -23,7 +23,13 @@ inside it (``--containment``); at any length, when at least
 ``--overlap-share`` of a benchmark sentence (and ``--overlap-chars``
 characters) appears verbatim in it after normalisation (quotes, cut ends,
 added clauses), or a short benchmark sentence appears whole in it
-(``--quote-weight``; ``--quoted-span``: between quotation marks). The
+(``--quote-weight``; ``--quoted-span``: between quotation marks), or a short
+benchmark sentence found whole that at most ``--quote-max-per-million`` of
+the corpus sentences contain (``rare_quote``). For that signal a first pass,
+the stage ``dedup-phrases`` (same shards, resumable), counts over the whole
+corpus how many sentences contain each short benchmark sentence into
+``--phrases-dir`` (default ``<output>.phrases``); a sentence's decision then
+knows whether a phrase is a stock phrase of the corpus. The
 defaults come from `corpus.calibrate` (held-out figures per length bucket in
 docs/corpus.md); the two weights are BM25 self-weights of the KLUE index:
 recalibrate them with the threshold for another benchmark or tokenizer.
