@@ -25,3 +25,17 @@ def data_dir() -> Path:
             "real data not found: set KLUE_DATA_DIR or place ../shared/data beside the repo"
         )
     return d
+
+
+@pytest.fixture(scope="module")
+def unoptimised_compilation():
+    """XLA compiles without its expensive optimisation passes (``jax_disable_most_optimizations``:
+    LLVM at -O0) while the module's fixtures and tests run. For end-to-end runs whose time is
+    almost all compilation and whose assertions are about what is written, not how fast the
+    compiled code is; the programs and their semantics are the same."""
+    import jax
+
+    before = jax.config.values["jax_disable_most_optimizations"]
+    jax.config.update("jax_disable_most_optimizations", True)
+    yield
+    jax.config.update("jax_disable_most_optimizations", before)

@@ -35,7 +35,7 @@ def klue_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def finetuned(tmp_path_factory, klue_dir) -> Path:
+def finetuned(tmp_path_factory, klue_dir, unoptimised_compilation) -> Path:
     from finetune import main as ft_main
     from finetune.configs import common
 

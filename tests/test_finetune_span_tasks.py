@@ -66,7 +66,7 @@ def _base_config():
 
 
 @pytest.fixture(scope="module")
-def finetuned(tmp_path_factory, klue_dir, tiny_model) -> Path:
+def finetuned(tmp_path_factory, klue_dir, tiny_model, unoptimised_compilation) -> Path:
     """``python -m finetune --task re,ner,mrc`` (its `run_all`), one model load for the three."""
     from finetune import main as ft_main
 
