@@ -25,3 +25,23 @@ def data_dir() -> Path:
             "real data not found: set KLUE_DATA_DIR or place ../shared/data beside the repo"
         )
     return d
+
+
+@pytest.fixture(scope="module")
+def unoptimised_compilation():
+    """XLA compiles without its expensive optimisation passes (``jax_disable_most_optimizations``:
+    LLVM at -O0) while the module's fixtures and tests run. For end-to-end runs whose time is
+    almost all compilation and whose assertions are about what is written, not how fast the
+    compiled code is; the programs and their semantics are the same.
+
+    JAX's in-memory compilation caches do not key on this switch, so they are cleared on the
+    way in and out: no program compiled with the optimisations runs in the module, and none
+    compiled without them runs after it (a bitwise comparison never mixes the two)."""
+    import jax
+
+    before = jax.config.values["jax_disable_most_optimizations"]
+    jax.clear_caches()
+    jax.config.update("jax_disable_most_optimizations", True)
+    yield
+    jax.config.update("jax_disable_most_optimizations", before)
+    jax.clear_caches()

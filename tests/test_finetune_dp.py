@@ -177,7 +177,9 @@ def test_tiny_model_memorises_20_real_sentences(data_dir):
     task = DpTask(lstm_size=64, arc_space=64, type_space=32, pos_dim=16, dropout=0.0)
     feats = task.encode(sents, ctx, 128, train=True)
     assert len(sents) == 20
-    model, batch, first, last = fit_full_batch(task, feats, ctx.tokenizer.get_vocab_size(), 150)
+    # 60 steps: UAS 100 for seeds 0, 1, 2 (loss 6.3 -> 3e-4); 30 steps already give 99.3-100,
+    # 15 steps 81, no training 22: twice the steps memorisation needs, not a near miss.
+    model, batch, first, last = fit_full_batch(task, feats, ctx.tokenizer.get_vocab_size(), 60)
     out = jax.tree.map(np.asarray, nnx.jit(lambda m: m(batch, deterministic=True))(model))
     scores = prediction_files.score_predictions("dp", task.predict(out, feats, sents), sents)
     assert task.truncated_words == 0 and scores["dp_uas"] > 90.0, scores

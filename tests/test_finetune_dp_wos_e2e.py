@@ -35,7 +35,7 @@ def klue_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def finetuned(tmp_path_factory, klue_dir) -> Path:
+def finetuned(tmp_path_factory, klue_dir, unoptimised_compilation) -> Path:
     from finetune import main as ft_main
     from finetune.configs import common
 
@@ -44,7 +44,9 @@ def finetuned(tmp_path_factory, klue_dir) -> Path:
     onto = klue.ontology(klue_dir)
     texts += [v for vals in onto.slots.values() for v in vals] + list(onto.slots) + ["none"]
     base_dir = tmp_path_factory.mktemp("model")
-    model = write_tiny_model(base_dir / "hf", write_tokenizer(base_dir / "tok", texts))
+    # One layer: compilation dominates these runs, and one layer exercises every path.
+    tok = write_tokenizer(base_dir / "tok", texts)
+    model = write_tiny_model(base_dir / "hf", tok, num_layers=1)
     base = common.get_config("tiny")
     base.max_seq_length = 64
     base.global_batch_size = 2

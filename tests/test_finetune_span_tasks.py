@@ -47,7 +47,8 @@ def tiny_model(tmp_path_factory, klue_dir) -> Path:
             texts += [getattr(ex, f, "") for f in ("sentence", "context", "question")]
     base = tmp_path_factory.mktemp("model")
     tok = write_tokenizer(base / "tokenizer", [t for t in texts if t])
-    return write_tiny_model(base / "hf", tok, arch="bert")
+    # One layer: compilation dominates these runs, and one layer exercises every path.
+    return write_tiny_model(base / "hf", tok, arch="bert", num_layers=1)
 
 
 def _base_config():
@@ -65,7 +66,7 @@ def _base_config():
 
 
 @pytest.fixture(scope="module")
-def finetuned(tmp_path_factory, klue_dir, tiny_model) -> Path:
+def finetuned(tmp_path_factory, klue_dir, tiny_model, unoptimised_compilation) -> Path:
     """``python -m finetune --task re,ner,mrc`` (its `run_all`), one model load for the three."""
     from finetune import main as ft_main
 

@@ -45,6 +45,10 @@ TINY = [
     *(f"--config.{k}={v}" for k, v in FIELDS.items()),
 ]
 DETERMINISTIC = ("train/loss", "train/grad_norm", "train/learning_rate", "train/epoch")
+# Compilation is most of every run here: XLA compiles without its expensive optimisation passes,
+# in the CLI subprocesses (JAX_DISABLE_MOST_OPTIMIZATIONS, `_env`) and in this process alike, so
+# a run resumed here is still compared bit for bit with programs compiled the same way.
+pytestmark = pytest.mark.usefixtures("unoptimised_compilation")
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +75,7 @@ def _env(assets, devices: int | None = None) -> dict[str, str]:
     env["JAX_COMPILATION_CACHE_DIR"] = str(assets["cache"])
     env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
     env["PYTHONPATH"] = str(REPO)
+    env["JAX_DISABLE_MOST_OPTIMIZATIONS"] = "1"
     return env
 
 

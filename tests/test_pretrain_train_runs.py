@@ -60,8 +60,22 @@ def _env(devices: int | None = None) -> dict[str, str]:
     return env
 
 
+#: The persistent compilation cache of this module's runs (`--config.compilation_cache_dir`, as a
+#: user's restarts use it): the reference run compiles; every restart after a kill, and every run
+#: of the same program, loads it instead of compiling again. Set by `_compilation_cache`.
+_CACHE: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compilation_cache(tmp_path_factory):
+    _CACHE.append(tmp_path_factory.mktemp("xla-cache"))
+    yield
+    _CACHE.clear()
+
+
 def _cmd(workdir: Path, *extra: str, base: list[str] = BASE) -> list[str]:
     config = str(REPO / "pretrain" / "configs" / "tiny.py")
+    cache = [f"--config.compilation_cache_dir={d}" for d in _CACHE]
     return [
         sys.executable,
         "-m",
@@ -72,6 +86,7 @@ def _cmd(workdir: Path, *extra: str, base: list[str] = BASE) -> list[str]:
         str(workdir),
     ] + [
         *base,
+        *cache,
         *extra,
     ]
 
