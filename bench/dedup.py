@@ -156,15 +156,11 @@ def _run(method: str, n: int, rank_n: int, conn) -> None:
 def _count_into(matcher, table: dict, texts: list[str]) -> None:
     """``rare_quote``'s counts with `texts` as the whole corpus (what the first pass of
     `corpus.dedup` computes), set on `matcher`."""
-    import numpy as np
-
-    from corpus.matching import count_phrases, match_key
+    from corpus.matching import count_array, count_phrases, match_key
 
     counts: dict[int, int] = {}
     count_phrases(table, (match_key(t) for t in texts), counts)
-    arr = np.zeros(len(matcher.keys), dtype=np.int64)
-    arr[list(counts)] = list(counts.values())
-    matcher.set_phrase_counts(arr, len(texts))
+    matcher.set_phrase_counts(count_array(counts, len(matcher.keys)), len(texts))
 
 
 def agreement(n: int) -> dict:

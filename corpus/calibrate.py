@@ -55,6 +55,7 @@ from corpus.matching import (
     SIGNAL_PARAMS,
     MatchConfig,
     Matcher,
+    count_array,
     count_phrases,
     match_key,
     short_key_table,
@@ -219,10 +220,7 @@ def corpus_phrase_counts(root: str, matcher: Matcher, extra: list[str]) -> tuple
 
     counts: dict[int, int] = {}
     n = count_phrases(short_key_table(matcher.keys), keys(), counts)
-    out = np.zeros(len(matcher.keys), dtype=np.int64)
-    for d, c in counts.items():
-        out[d] = c
-    return out, n
+    return count_array(counts, len(matcher.keys)), n
 
 
 def bucket_of(n: int) -> str:

@@ -61,8 +61,10 @@ from corpus.matching import (
     QUOTE_MIN_CHARS,
     MatchConfig,
     Matcher,
+    count_array,
     count_phrases,
     match_key,
+    phrase_limit,
     short_key_table,
 )
 from corpus.normalize import dedup_key, normalize_document, normalize_text
@@ -181,14 +183,9 @@ def load_matcher(index_dir: str, config: dict | None = None, phrases: str | None
 def load_phrase_counts(stats_path: str, n: int) -> tuple:
     """The first pass's ``stats.json`` -> (corpus sentences per benchmark sentence as an
     array, corpus sentences counted)."""
-    import numpy as np
-
     with open(stats_path, encoding="utf-8") as fh:
         stats = json.load(fh)
-    counts = np.zeros(n, dtype=np.int64)
-    for d, c in stats.get("phrases", {}).items():
-        counts[int(d)] = c
-    return counts, int(stats.get("read", 0))
+    return count_array(stats.get("phrases", {}), n), int(stats.get("read", 0))
 
 
 def load_phrase_table(index_dir: str, max_chars: int) -> dict:
@@ -374,7 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def count_pass(args, out: str, index_dir: str, fingerprint: str, executor: dict) -> str:
+def count_pass(
+    args, out: str, index_dir: str, fingerprint: str, executor: dict, argv: list[str]
+) -> str:
     """Runs the first pass (`count_shard` over every input shard, resumable like any
     stage) into ``--phrases-dir`` and returns the path of its ``stats.json``, which holds
     ``phrases``: benchmark sentence -> corpus sentences containing it."""
@@ -393,10 +392,10 @@ def count_pass(args, out: str, index_dir: str, fingerprint: str, executor: dict)
         config,
         init=load_phrase_table,
         init_args=(index_dir, args.overlap_chars - 1),
-        argv=[sys.executable, "-m", "corpus.dedup", *sys.argv[1:]],
+        argv=argv,
         **executor,
     )
-    limit = int(args.quote_max_per_million * counts.get("read", 0) / 1e6 + 1e-9)
+    limit = phrase_limit(args.quote_max_per_million, counts.get("read", 0))
     log.info(
         "%s: %d of the %d benchmark sentences of %d-%d characters occur in the %d corpus "
         "sentences; rare_quote takes those in at most %s (%s per million)%s",
@@ -406,7 +405,7 @@ def count_pass(args, out: str, index_dir: str, fingerprint: str, executor: dict)
         QUOTE_MIN_CHARS,
         args.overlap_chars - 1,
         counts.get("read", 0),
-        limit,
+        max(limit, 0),
         args.quote_max_per_million,
         "" if limit >= 1 else ": the corpus is too small to show one that rare, rare_quote off",
     )
@@ -456,9 +455,10 @@ def main(argv: list[str] | None = None) -> int:
         "ray_address": args.ray_address,
         "force": args.force,
     }
+    command = [sys.executable, "-m", "corpus.dedup", *(argv or sys.argv[1:])]
     phrases = None
     if match["quote_max_per_million"] > 0:
-        phrases = count_pass(args, out, os.path.abspath(index_dir), fp, executor)
+        phrases = count_pass(args, out, os.path.abspath(index_dir), fp, executor, command)
     config = {
         "match": match,
         "phrases": phrases,
@@ -476,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         config,
         init=load_matcher,
         init_args=(os.path.abspath(index_dir), match, phrases),
-        argv=[sys.executable, "-m", "corpus.dedup", *(argv or sys.argv[1:])],
+        argv=command,
         **executor,
     )
     removed = sum(counts.get("removed", {}).values())

@@ -214,7 +214,6 @@ class Matcher:
                 for j in range(len(k)):
                     self._deletions.setdefault(k[:j] + k[j + 1 :], i)
         self._short_heads: dict[str, list[tuple[int, str]]] | None = None  # built on first use
-        self._quote_heads: dict[tuple, dict[str, list]] | None = None  # per (weight, chars)
         self.set_phrase_counts(phrase_counts, phrase_total)
 
     # ------------------------------------------------------- short sentences
@@ -268,34 +267,17 @@ class Matcher:
         self, keys: list[str], min_weight: float = 0.0, max_chars: int = NEAR_MAX_CHARS
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per query key: the benchmark key of `QUOTE_MIN_CHARS`..`max_chars` characters
-        (and at least `min_weight` of BM25 self-weight) found whole inside it with the
-        largest self-weight, and that weight (-1 and 0: none). Lookups by each benchmark
-        key's first `SHORT_GRAM` characters, heaviest first."""
-        heads = (self._quote_heads or {}).get((min_weight, max_chars))
-        if heads is None:
+        (and more than 0 and at least `min_weight` of BM25 self-weight) found whole inside
+        it with the largest self-weight, and that weight (-1 and 0: none; the first in
+        index order among equal weights)."""
+        table = self._tables.get(("weight", min_weight, max_chars))
+        if table is None:
             w = self._doc_weight
-            heads = {}
-            for d, k in enumerate(self.keys):
-                if QUOTE_MIN_CHARS <= len(k) <= max_chars and w[d] >= min_weight:
-                    heads.setdefault(k[:SHORT_GRAM], []).append((float(w[d]), d, k))
-            for v in heads.values():
-                v.sort(key=lambda x: (-x[0], x[1]))
-            self._quote_heads = {**(self._quote_heads or {}), (min_weight, max_chars): heads}
-        best = np.full(len(keys), -1, dtype=np.int64)
-        weight = np.zeros(len(keys))
-        n = SHORT_GRAM
-        for r, c in enumerate(keys):
-            hits = heads.keys() & {c[i : i + n] for i in range(len(c) - QUOTE_MIN_CHARS + 1)}
-            bw, bd = 0.0, -1
-            for g in hits:
-                for wd, d, k in heads[g]:  # heaviest first
-                    if wd < bw:
-                        break
-                    if k in c and (wd > bw or d < bd):  # equal weights: the first sentence
-                        bw, bd = wd, d
-                        break
-            best[r], weight[r] = bd, bw
-        return best, weight
+            rank = np.where(w > 0, -w, np.inf)  # heaviest first
+            table = short_key_table(self.keys, rank, -min_weight, max_chars)
+            self._tables[("weight", min_weight, max_chars)] = table
+        best, rank = contained_best(keys, table)
+        return best, -rank
 
     def set_phrase_counts(self, counts: np.ndarray | None, total: int = 0) -> None:
         """Sets ``rare_quote``'s per-sentence corpus counts over `total` corpus sentences
@@ -306,23 +288,13 @@ class Matcher:
             raise ValueError(f"phrase counts above the {total} corpus sentences counted")
         self.phrase_counts = None if counts is None else np.asarray(counts, dtype=np.int64)
         self.phrase_total = total
-        self._rare_heads: dict[tuple, dict[str, list]] = {}  # per (count, chars)
+        self._tables: dict[tuple, dict[str, list]] = {}  # short_key_table per (rank, cut, chars)
 
     def phrase_limit(self, cfg: MatchConfig) -> int:
-        """The most corpus sentences a phrase may be in for ``rare_quote`` under `cfg`
-        (``quote_max_per_million`` of the corpus counted, rounded down); -1: off (no
-        counts, rate 0, or a corpus too small to show a phrase that rare)."""
-        if self.phrase_counts is None or cfg.quote_max_per_million <= 0:
+        """`phrase_limit` of `cfg`'s rate over the corpus counted; -1 without counts."""
+        if self.phrase_counts is None:
             return -1
-        limit = int(cfg.quote_max_per_million * self.phrase_total / 1e6 + 1e-9)
-        return limit if limit >= 1 else -1
-
-    def _rare_table(self, max_count: int | None, max_chars: int) -> dict[str, list]:
-        heads = self._rare_heads.get((max_count, max_chars))
-        if heads is None:
-            heads = short_key_table(self.keys, self.phrase_counts, max_count, max_chars)
-            self._rare_heads[(max_count, max_chars)] = heads
-        return heads
+        return phrase_limit(cfg.quote_max_per_million, self.phrase_total)
 
     def rare_quote_best(
         self, keys: list[str], max_count: int | None = None, max_chars: int = NEAR_MAX_CHARS
@@ -331,24 +303,14 @@ class Matcher:
         found whole inside it that the fewest corpus sentences contain (`phrase_counts`;
         at most `max_count`, None: any), and that count (-1 and 0: none; the first in
         index order among equal counts)."""
-        best = np.full(len(keys), -1, dtype=np.int64)
-        count = np.zeros(len(keys), dtype=np.int64)
         if self.phrase_counts is None:
-            return best, count
-        heads = self._rare_table(max_count, max_chars)
-        n = SHORT_GRAM
-        for r, c in enumerate(keys):
-            hits = heads.keys() & {c[i : i + n] for i in range(len(c) - QUOTE_MIN_CHARS + 1)}
-            bn, bd = -1, -1
-            for g in hits:
-                for cn, d, k in heads[g]:  # fewest first
-                    if bd >= 0 and (cn, d) > (bn, bd):
-                        break
-                    if k in c:
-                        bn, bd = cn, d
-                        break
-            best[r], count[r] = bd, max(bn, 0)
-        return best, count
+            return np.full(len(keys), -1, dtype=np.int64), np.zeros(len(keys), dtype=np.int64)
+        table = self._tables.get(("count", max_count, max_chars))
+        if table is None:
+            table = short_key_table(self.keys, self.phrase_counts, max_count, max_chars)
+            self._tables[("count", max_count, max_chars)] = table
+        best, count = contained_best(keys, table)
+        return best, count.astype(np.int64)
 
     def near_exact(self, key: str) -> int:
         """A benchmark sentence whose key is one character edit from `key`, or -1."""
@@ -647,24 +609,56 @@ class Matcher:
         return self.decide(self.features(tokens, texts))
 
 
+def phrase_limit(per_million: float, total: int) -> int:
+    """The most corpus sentences a phrase may be in for ``rare_quote``: `per_million` of
+    the `total` corpus sentences, rounded down; -1: off (rate 0, or a corpus too small to
+    show a phrase that rare)."""
+    limit = int(per_million * total / 1e6 + 1e-9) if per_million > 0 else 0
+    return limit if limit >= 1 else -1
+
+
 def short_key_table(
     keys: list[str],
-    counts: np.ndarray | None = None,
-    max_count: int | None = None,
+    rank: np.ndarray | None = None,
+    max_rank: float | None = None,
     max_chars: int = NEAR_MAX_CHARS,
-) -> dict[str, list[tuple[int, int, str]]]:
+) -> dict[str, list[tuple[float, int, str]]]:
     """Benchmark keys of `QUOTE_MIN_CHARS` to `max_chars` characters by their first
-    `SHORT_GRAM` characters, as (corpus count, sentence, key) in order of count then
-    sentence; only those counted at most `max_count` times (None: all; `counts` None:
-    every count 0)."""
-    heads: dict[str, list[tuple[int, int, str]]] = {}
+    `SHORT_GRAM` characters, as (rank, sentence, key) in order of rank then sentence;
+    only those ranked at most `max_rank` (None: all; `rank` None: every rank 0). Ranks
+    are corpus counts for ``rare_quote`` and negated BM25 self-weights for
+    ``short_quote``."""
+    heads: dict[str, list[tuple[float, int, str]]] = {}
     for d, k in enumerate(keys):
-        n = int(counts[d]) if counts is not None else 0
-        if QUOTE_MIN_CHARS <= len(k) <= max_chars and (max_count is None or n <= max_count):
+        n = rank[d].item() if rank is not None else 0
+        if QUOTE_MIN_CHARS <= len(k) <= max_chars and (max_rank is None or n <= max_rank):
             heads.setdefault(k[:SHORT_GRAM], []).append((n, d, k))
     for v in heads.values():
         v.sort()
     return heads
+
+
+def _heads(key: str) -> set[str]:
+    """The `SHORT_GRAM`-character starts a benchmark key found inside `key` could have."""
+    return {key[i : i + SHORT_GRAM] for i in range(len(key) - QUOTE_MIN_CHARS + 1)}
+
+
+def contained_best(keys: list[str], table: dict[str, list]) -> tuple[np.ndarray, np.ndarray]:
+    """Per query key: the entry of `table` (`short_key_table`) with the least (rank,
+    sentence) whose key it contains whole: that sentence and rank (-1 and 0: none)."""
+    best = np.full(len(keys), -1, dtype=np.int64)
+    ranks = np.zeros(len(keys))
+    for r, c in enumerate(keys):
+        bn, bd = 0.0, -1
+        for g in table.keys() & _heads(c):
+            for n, d, k in table[g]:  # least rank first
+                if bd >= 0 and (n, d) > (bn, bd):
+                    break
+                if k in c:
+                    bn, bd = n, d
+                    break
+        best[r], ranks[r] = bd, bn
+    return best, ranks
 
 
 def count_phrases(table: dict[str, list], keys: Iterable[str], counts: dict[int, int]) -> int:
@@ -675,12 +669,19 @@ def count_phrases(table: dict[str, list], keys: Iterable[str], counts: dict[int,
     n = 0
     for c in keys:
         n += 1
-        grams = {c[i : i + SHORT_GRAM] for i in range(len(c) - QUOTE_MIN_CHARS + 1)}
-        for g in table.keys() & grams:
+        for g in table.keys() & _heads(c):
             for _, d, k in table[g]:
                 if k in c:
                     counts[d] = counts.get(d, 0) + 1
     return n
+
+
+def count_array(counts: dict, n: int) -> np.ndarray:
+    """`count_phrases`' counts (keys: positions, ints or JSON strings) as an array of `n`."""
+    out = np.zeros(n, dtype=np.int64)
+    for d, c in counts.items():
+        out[int(d)] = c
+    return out
 
 
 def _one_edit(a: str, b: str) -> bool:
