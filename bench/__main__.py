@@ -7,7 +7,9 @@ settings of `SMALL`, printed before it runs), reads its JSON results and writes 
 ratios against the reference library each one compares with (our throughput / the
 reference's, so > 1 means we are faster), with peak memory where the benchmark measures it,
 the machine it ran on (CPU model, cores, load average) and every command. Each benchmark's own
-markdown output follows the table. The settings are small so that the whole run takes minutes
+markdown output follows the table. The commit measured and whether the tree was clean
+(`bench.provenance`) head the file and every JSON, and ``RESULTS.json`` beside it keeps every
+benchmark's raw results. The settings are small so that the whole run takes minutes
 on 2 cores; the benchmarks' docstrings give the full-size commands, whose figures are in the
 docs of each stage. A benchmark that needs the shared data is skipped, with the reason, when
 no data directory exists. Timings on a shared machine are lower bounds: the load average at
@@ -27,6 +29,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from bench import provenance
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -53,7 +57,13 @@ def _dedup_rows(res: dict) -> list[dict]:
     return rows
 
 
-def _metrics_rows(res: list) -> list[dict]:
+def _rows_of(res: dict | list) -> list:
+    """A benchmark's list of rows, stamped (`bench.provenance.stamp`: ``{"rows": ...}``) or
+    bare (a module run on its own before the stamp existed)."""
+    return res["rows"] if isinstance(res, dict) else res
+
+
+def _metrics_rows(res: dict | list) -> list[dict]:
     return [
         {
             "what": f"KLUE metric {r['task']} ({r['n']:,} {r['unit']})",
@@ -64,7 +74,7 @@ def _metrics_rows(res: list) -> list[dict]:
             "peak_mb": r["ours_peak_mib"] * 1.048576,
             "ref_peak_mb": r["reference_peak_mib"] * 1.048576,
         }
-        for r in res
+        for r in _rows_of(res)
     ]
 
 
@@ -194,8 +204,9 @@ def _fmt(v: object) -> str:
     return f"{v:,.0f}" if v >= 100 else f"{v:,.3g}"
 
 
-def run_one(name: str, data: Path | None, tmp: Path) -> dict:
-    """Runs ``bench.<name>`` at small settings; {command, seconds, rows, markdown, error}."""
+def run_one(name: str, data: Path | None, tmp: Path, prov: dict) -> dict:
+    """Runs ``bench.<name>`` at small settings, its JSON stamped with `prov`:
+    {command, seconds, rows, markdown, raw, error}."""
     args_of, json_stdout, adapt, needs_data = SMALL[name]
     if needs_data and data is None:
         return {"name": name, "error": "skipped: needs the shared data (no data directory)"}
@@ -204,6 +215,7 @@ def run_one(name: str, data: Path | None, tmp: Path) -> dict:
     line = " ".join(shlex.quote("python" if c == sys.executable else c) for c in cmd)
     print(f"\n$ {line}", flush=True)
     env = dict(os.environ)
+    env[provenance.ENV] = json.dumps(prov)
     if data is not None:
         env.setdefault("KLUE_DATA_DIR", str(data))
     start = time.time()
@@ -216,6 +228,7 @@ def run_one(name: str, data: Path | None, tmp: Path) -> dict:
         return out
     try:
         res = json.loads(proc.stdout) if json_stdout else json.loads(Path(jpath).read_text())
+        out["raw"] = res
         out["rows"] = adapt(res)
     except (ValueError, KeyError, OSError) as e:
         out["error"] = f"could not read its results: {e!r}"
@@ -224,7 +237,9 @@ def run_one(name: str, data: Path | None, tmp: Path) -> dict:
     return out
 
 
-def render(results: list[dict], header: str, footer: str, only: list[str] | None = None) -> str:
+def render(
+    results: list[dict], header: str, footer: str, prov: dict, only: list[str] | None = None
+) -> str:
     partial = (
         [f"**Partial run** (`--only {' '.join(only)}`): the other benchmarks were not run.", ""]
         if only
@@ -237,6 +252,9 @@ def render(results: list[dict], header: str, footer: str, only: list[str] | None
         "Small settings (see each command): ratios are indicative; the full-size runs are in",
         "each stage's docs. ratio = ours / reference (higher is better for us; for the loader,",
         "how many times faster it produces examples than one train step consumes them).",
+        "",
+        f"Code measured: {provenance.describe(prov)}; raw results with the same record in",
+        "`RESULTS.json`.",
         "",
         *partial,
         f"Machine at the start: {header}",
@@ -289,15 +307,27 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in present if n not in SMALL]
     names = args.only or [n for n in present if n in SMALL]
     header = machine()
+    prov = provenance.read_provenance()
+    print(f"bench: {provenance.describe(prov)}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        results = [run_one(n, data, Path(tmp)) for n in names]
+        results = [run_one(n, data, Path(tmp), prov) for n in names]
     results += [
         {"name": n, "error": "not run: no small settings in bench/__main__.py SMALL yet"}
         for n in unknown
         if not args.only
     ]
-    Path(args.output).write_text(render(results, header, machine(), args.only), encoding="utf-8")
-    print(f"bench: wrote {args.output}")
+    footer = machine()
+    out = Path(args.output)
+    out.write_text(render(results, header, footer, prov, args.only), encoding="utf-8")
+    raw = {
+        "provenance": prov,
+        "machine_start": header,
+        "machine_end": footer,
+        "only": args.only,
+        "benchmarks": {r["name"]: {k: v for k, v in r.items() if k != "markdown"} for r in results},
+    }
+    out.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n", encoding="utf-8")
+    print(f"bench: wrote {out} and {out.with_suffix('.json')}")
     return 1 if any("error" in r and not r["error"].startswith("skipped") for r in results) else 0
 
 

@@ -43,6 +43,8 @@ import sys
 import tempfile
 import time
 
+from bench.provenance import stamp
+
 BENCH_INDEX = os.environ.get(
     "KLUE_BENCH_INDEX", os.path.join(tempfile.gettempdir(), "klue-bench-dedup-index")
 )
@@ -316,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"throughput": thr, "agreement": agree, "scaling": rows}, fh, indent=2)
+            result = {"throughput": thr, "agreement": agree, "scaling": rows}
+            json.dump(stamp(result), fh, indent=2)
     return 0
 
 

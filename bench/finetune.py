@@ -40,6 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.provenance import stamp
+
 NUM_LABELS = 7  # YNAT
 VOCAB = 32000  # the KLUE paper's vocabulary
 SIZES = {  # name -> (layers, hidden, heads); intermediate 4 x hidden
@@ -325,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker(args)))
         return 0
     result = run(args)
-    print(json.dumps(result) if args.json else format_table(result))
+    print(json.dumps(stamp(result)) if args.json else format_table(result))
     return 0
 
 

@@ -30,6 +30,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bench.provenance import stamp
+
 
 def _measure(fn: Callable[[], dict], repeat: int) -> tuple[dict, float, float]:
     best = float("inf")
@@ -205,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(rows, fh, indent=2)
+            json.dump(stamp(rows), fh, indent=2)
     return 0
 
 

@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.provenance import stamp
+
 
 def _stand_in_tokenizer(data_dir: Path, out: Path, vocab: int) -> Path:
     """A WordPiece vocabulary with BERT's special ids, trained on kowiki wiki_90/wiki_91."""
@@ -260,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(render(result))
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(stamp(result), indent=1) + "\n")
     return 0
 
 

@@ -33,6 +33,8 @@ import subprocess
 import sys
 import time
 
+from bench.provenance import stamp
+
 # types ko-pii-guard claims to cover, in our names
 KO_PII_GUARD_TYPES = ("rrn", "frn", "brn", "driver_license", "passport", "mobile", "phone",
                       "email", "card", "bank_account")  # fmt: skip
@@ -231,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     add_data_dir_argument(p)
     args = p.parse_args(argv)
     rows = run(args)
-    print(json.dumps(rows, indent=1) if args.json else markdown(rows))
+    print(json.dumps(stamp(rows), indent=1) if args.json else markdown(rows))
     return 0
 
 

@@ -40,6 +40,8 @@ import time
 import jax
 import numpy as np
 
+from bench.provenance import stamp
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.pretrain", description=__doc__.split("\n")[0])
@@ -284,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     result = run(args)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(stamp(result)))
         return 0
     mfu = f"{100 * result['mfu']:.1f}%" if result["mfu"] is not None else "n/a (peak unknown)"
     print(

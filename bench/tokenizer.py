@@ -28,6 +28,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench.provenance import stamp
 from tokenizer.inputs import Inputs
 from tokenizer.train import METHODS
 
@@ -181,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"splitting": split, "training": runs, "args": vars(args)}, indent=2) + "\n"
+            json.dumps(stamp({"splitting": split, "training": runs, "args": vars(args)}), indent=2)
+            + "\n"
         )
     return 0
 

@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from bench.provenance import stamp
+
 
 def _tree_rss(root: int) -> int:
     """Resident bytes of `root` and all its descendants (Linux /proc)."""
@@ -141,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None, help="append the result as one JSON line here")
     args = p.parse_args(argv[:split])
     result = run(argv[split + 1 :], args.label)
+    result = stamp(result)
     print(json.dumps(result, ensure_ascii=False))
     if args.json:
         with open(args.json, "a", encoding="utf-8") as fh:
