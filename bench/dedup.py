@@ -18,13 +18,16 @@
      queries and extrapolated), tokenisation included;
    - bm25s ``retrieve(k=1)``, 1 thread (its Lucene idf, top raw score only, no
      normalised best match), tokenisation included (``pip install bm25s``).
+   Each runs in a fresh spawned process whose own peak memory (``VmHWM``) is reported;
+   an optional reference that is not installed is a row saying so.
 2. Same removals: on ``--agree`` sentences, the decisions of ``ours`` against
    the same rules with BM25 scored exhaustively (``best_matches(exact=True)``,
    every benchmark sentence): the candidate pruning must not change a removal.
 3. End to end and scaling: ``python -m corpus.dedup`` (1 worker, index reused)
    on 1x, 4x and 16x ``--scale-base`` kowiki sentences as JSON Lines records:
    CPU seconds of the whole process (reading, matching, writing, its start),
-   wall time and peak RSS. ``--queries 0`` skips part 1, ``--agree 0`` part 2.
+   wall time and peak RSS (``VmHWM`` of that process, `peak_rss_mb`).
+   ``--queries 0`` skips part 1, ``--agree 0`` part 2.
 
 Prints markdown tables (copied into docs/corpus.md); ``--json PATH`` keeps the raw results.
 """
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib
 import json
 import multiprocessing
 import os
@@ -45,6 +49,7 @@ import time
 
 from bench.provenance import stamp
 
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_INDEX = os.environ.get(
     "KLUE_BENCH_INDEX", os.path.join(tempfile.gettempdir(), "klue-bench-dedup-index")
 )
@@ -87,7 +92,42 @@ def _timed(fn) -> tuple[float, float]:
     return time.process_time() - c, time.perf_counter() - w
 
 
+def peak_rss_mb() -> float:
+    """This process's own peak resident memory, MB: ``VmHWM`` of /proc/self/status.
+
+    Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux carries that high-water mark over
+    fork and exec, so a child of a large parent reports the parent's peak (2,681 MB read
+    where ``/usr/bin/time -v`` showed 809 MB). ``VmHWM`` belongs to the address space,
+    which exec replaces. Off Linux, ``ru_maxrss`` is all there is."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+#: The optional references and what installs them (a missing one is a row saying so).
+OPTIONAL = {"rank_bm25": "rank-bm25", "bm25s": "bm25s"}
+
+
 def _run(method: str, n: int, rank_n: int, conn) -> None:
+    """One scorer in its own spawned process; sends its row (or why there is none)."""
+    try:
+        conn.send(_measure(method, n, rank_n))
+    except ImportError as e:
+        if method not in OPTIONAL or e.name != method:
+            raise
+        conn.send({"method": method, "error": f"not installed (pip install {OPTIONAL[method]})"})
+    finally:
+        conn.close()
+
+
+def _measure(method: str, n: int, rank_n: int) -> dict:
+    if method in OPTIONAL:
+        importlib.import_module(method)  # before any work: a missing one is reported at once
     from corpus.bm25 import tokenize
 
     texts = _kowiki_sentences(n)
@@ -151,8 +191,8 @@ def _run(method: str, n: int, rank_n: int, conn) -> None:
             res["queries"] = len(texts)
     res["sentences_per_cpu_second"] = res["queries"] / res["cpu_seconds"]
     res["sentences_per_second"] = res["queries"] / res["seconds"]
-    res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    conn.send(res)
+    res["peak_rss_mb"] = peak_rss_mb()
+    return res
 
 
 def _count_into(matcher, table: dict, texts: list[str]) -> None:
@@ -206,17 +246,27 @@ def throughput(n: int, rank_n: int) -> list[dict]:
     _index()  # build (or reuse) the index once, before the children load it
     with open(os.path.join(BENCH_INDEX, "docs.json"), "w", encoding="utf-8") as fh:
         json.dump(benchmark_sentences(benchmark_texts(index_dir_klue()))[0], fh, ensure_ascii=False)
+    return in_fresh_processes(_run, ("ours", "ours-previous", "rank_bm25", "bm25s"), n, rank_n)
+
+
+def in_fresh_processes(target, methods, *args) -> list[dict]:
+    """``target(method, *args, conn)`` in a new spawned process per method, one at a time
+    (nothing inherited: each measures its own memory); the row each one sends, or a row
+    saying how it failed when it sent none."""
     ctx = multiprocessing.get_context("spawn")
     out = []
-    for method in ("ours", "ours-previous", "rank_bm25", "bm25s"):
-        a, b = ctx.Pipe()
-        p = ctx.Process(target=_run, args=(method, n, rank_n, b))
+    for method in methods:
+        a, b = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=target, args=(method, *args, b))
         p.start()
+        b.close()  # the child holds the only write end: its exit is an EOF here, not a hang
         try:
             out.append(a.recv())
         except EOFError:
-            out.append({"method": method, "error": "failed (not installed?)"})
+            p.join()
+            out.append({"method": method, "error": f"failed: exit {p.exitcode} (see above)"})
         p.join()
+        a.close()
         print(json.dumps(out[-1]), file=sys.stderr)
     return out
 
@@ -240,14 +290,13 @@ def scaling(base: int) -> list[dict]:
                     fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             cmd = [
                 sys.executable, "-c",
-                "import resource,sys,time;from corpus import dedup;t=time.time();"
-                "dedup.main(sys.argv[1:]);"
-                "print(time.time()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+                "import sys,time;from bench.dedup import peak_rss_mb;from corpus import dedup;"
+                "t=time.time();dedup.main(sys.argv[1:]);print(time.time()-t, peak_rss_mb())",
                 "--input", src, "--output", os.path.join(tmp, f"out{mult}"),
                 "--benchmark-dir", index_dir_klue(), "--index-dir", BENCH_INDEX, "--workers", "1",
             ]  # fmt: skip
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            res = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO_ROOT)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             secs, rss = res.stdout.split()[-2:]
             cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -257,7 +306,7 @@ def scaling(base: int) -> list[dict]:
                     "sentences": mult * base,
                     "seconds": float(secs),
                     "cpu_seconds": cpu,
-                    "peak_rss_mb": int(rss) / 1024,
+                    "peak_rss_mb": float(rss),
                 }  # fmt: skip
             )
             print(json.dumps(rows[-1]), file=sys.stderr)
