@@ -44,6 +44,8 @@ NORMALISATIONS = ("max", "doc", "query", "raw")
 #: Self-score levels of the per-term weight maxima that bound `BM25Index.best_above`.
 BOUND_LEVELS = 32
 TOKENIZERS = ("morph", "eojeol", "char2")
+#: The arrays of a saved index (``bm25_<name>.npy``).
+BM25_ARRAYS = ("idf", "data", "indices", "indptr", "shape", "doc_len", "self_score")
 
 _MECAB = None
 
@@ -584,24 +586,50 @@ class BM25Index:
             best_raw[r] = raw[pos]
         return best, best_sim, best_raw
 
+    def bound_arrays(self) -> dict[str, np.ndarray]:
+        """The tables of `prepare_bounds` as arrays, to save beside the index (`set_bounds`
+        loads them memory-mapped: every worker of a node shares one copy)."""
+        self.prepare_bounds()
+        return {
+            "level_self": self._level_self,
+            "level_max": self._level_max,
+            "doc_factor": self._doc_factor,
+            "wkey": self._wkey,
+            "by_doc_data": self._by_doc.data,
+            "by_doc_indices": self._by_doc.indices,
+            "by_doc_indptr": self._by_doc.indptr,
+        }
+
+    def set_bounds(self, arrays: dict[str, np.ndarray]) -> None:
+        """Installs `bound_arrays` (saved by an earlier `prepare_bounds` of this index)."""
+        self._level_self = arrays["level_self"]
+        self._level_max = arrays["level_max"]
+        self._doc_factor = arrays["doc_factor"]
+        self._wkey = arrays["wkey"]
+        self._by_doc = sp.csr_matrix(
+            (arrays["by_doc_data"], arrays["by_doc_indices"], arrays["by_doc_indptr"]),
+            shape=(self.num_docs, self.weights.shape[0]),
+        )
+        self._df = np.diff(self.weights.indptr)
+        self._prunable = bool((self.idf > 0).all())
+
     # ------------------------------------------------------------- persistence
     def save(self, directory: str | os.PathLike) -> None:
-        """Writes ``bm25_index.npz`` and ``bm25_meta.json`` to `directory` atomically."""
+        """Writes the arrays (``bm25_<name>.npy``, memory-mappable) and ``bm25_meta.json``
+        to `directory`, each file atomically."""
         os.makedirs(directory, exist_ok=True)
-        npz = os.path.join(directory, "bm25_index.npz")
-        tmp = npz + ".tmp.npz"
         w = self.weights
-        np.savez(
-            tmp,
-            idf=self.idf,
-            data=w.data,
-            indices=w.indices,
-            indptr=w.indptr,
-            shape=np.asarray(w.shape),
-            doc_len=self.doc_len,
-            self_score=self.self_score,
-        )
-        os.replace(tmp, npz)
+        w.sort_indices()  # `best_above` needs sorted postings; a mapped copy cannot be sorted
+        arrays = {
+            "idf": self.idf,
+            "data": w.data,
+            "indices": w.indices,
+            "indptr": w.indptr,
+            "shape": np.asarray(w.shape),
+            "doc_len": self.doc_len,
+            "self_score": self.self_score,
+        }
+        save_arrays(directory, arrays, prefix="bm25_")
         meta_path = os.path.join(directory, "bm25_meta.json")
         terms = [None] * len(self.vocab)
         for t, i in self.vocab.items():
@@ -621,8 +649,9 @@ class BM25Index:
 
     @classmethod
     def load(cls, directory: str | os.PathLike) -> BM25Index:
-        with np.load(os.path.join(directory, "bm25_index.npz")) as z:
-            arrays = {k: z[k] for k in z.files}
+        """The index `save` wrote, its arrays memory-mapped read-only (shared between the
+        processes of a node, nothing copied)."""
+        arrays = load_arrays(directory, BM25_ARRAYS, prefix="bm25_")
         with open(os.path.join(directory, "bm25_meta.json"), encoding="utf-8") as fh:
             info = json.load(fh)
         weights = sp.csr_matrix(
@@ -641,6 +670,30 @@ class BM25Index:
             tokenizer=info["tokenizer"],
             meta=info["docs"],
         )
+
+
+def save_arrays(directory: str | os.PathLike, arrays: dict[str, np.ndarray], prefix: str) -> None:
+    """Each array to ``<directory>/<prefix><name>.npy``, written to a temporary name and
+    renamed (a reader never maps a half-written file)."""
+    os.makedirs(directory, exist_ok=True)
+    for name, a in arrays.items():
+        path = os.path.join(directory, f"{prefix}{name}.npy")
+        with open(path + ".tmp", "wb") as fh:
+            np.save(fh, np.ascontiguousarray(a), allow_pickle=False)
+        os.replace(path + ".tmp", path)
+
+
+def load_arrays(
+    directory: str | os.PathLike, names: Iterable[str], prefix: str
+) -> dict[str, np.ndarray]:
+    """`save_arrays`' files memory-mapped read-only, as plain arrays (a view of the map:
+    indexing an ``np.memmap`` goes through a Python ``__getitem__``, measured at a third
+    of a second per 5,000 sentences); FileNotFoundError naming the first one missing."""
+    out = {}
+    for n in names:
+        path = os.path.join(directory, f"{prefix}{n}.npy")
+        out[n] = np.asarray(np.load(path, mmap_mode="r", allow_pickle=False))
+    return out
 
 
 def row_argmax(

@@ -51,6 +51,7 @@ import numpy as np
 
 from corpus.bm25 import tokenize
 from corpus.matching import (
+    NEAR_MAX_CHARS,
     NEAR_MIN_CHARS,
     SIGNAL_PARAMS,
     MatchConfig,
@@ -556,7 +557,10 @@ def main(argv: list[str] | None = None) -> int:
     klue_dir = str(resolve_klue_dir(args.benchmark_dir))
     index_dir = args.index_dir or os.path.join(args.output, "index")
     load_or_build_index(klue_dir, index_dir, "morph", load=False)
-    matcher = load_matcher(index_dir, MatchConfig(near_exact_edits=1).to_dict())  # all features
+    # every feature of every grid point: calibration builds its own near-exact table to the
+    # longest key (a decontamination worker indexes only what its short_chars reads)
+    cfg = MatchConfig(near_exact_edits=1).to_dict()
+    matcher = load_matcher(index_dir, cfg, near_chars=NEAR_MAX_CHARS)
     sents, _ = benchmark_sentences(benchmark_texts(klue_dir))
     corpus = corpus_sentences(args.corpus, args.per_source, args.seed)
     items = build_set(sents, matcher, corpus, args)

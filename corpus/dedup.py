@@ -50,11 +50,13 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import sys
 from collections.abc import Iterable
 
 from corpus.bm25 import TOKENIZERS, BM25Index, tokenize
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
+from corpus.match_tables import TABLES_DIR, load_tables, save_tables
 from corpus.matching import (
     NEAR_MAX_CHARS,
     OVERLAP_GRAM,
@@ -145,7 +147,7 @@ def load_or_build_index(
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 5}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 6}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):
@@ -155,9 +157,12 @@ def load_or_build_index(
                 return (BM25Index.load(index_dir) if load else None), fp
     log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
     index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
+    if os.path.isdir(os.path.join(index_dir, TABLES_DIR)):
+        shutil.rmtree(os.path.join(index_dir, TABLES_DIR))  # another index's tables
     index.save(index_dir)
     with open(os.path.join(index_dir, KEYS_FILE), "w", encoding="utf-8") as fh:
         json.dump(keys, fh, ensure_ascii=False)
+    save_tables(index_dir, index, keys, [_seed_config(MatchConfig())])
     with open(stamp + ".tmp", "w", encoding="utf-8") as fh:
         json.dump({"fingerprint": fp, "documents": index.num_docs}, fh)
     os.replace(stamp + ".tmp", stamp)
@@ -165,16 +170,43 @@ def load_or_build_index(
     return index, fp
 
 
+def _seed_config(cfg: MatchConfig) -> tuple[int, int, float]:
+    return (OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)
+
+
+def prepare_tables(index_dir: str, match: dict) -> None:
+    """Saves the matcher's tables for `match` beside the index if they are not there yet
+    (a non-default ``--overlap-chars``/``--overlap-share`` needs its own seeds), in the
+    parent, once, before the workers map them."""
+    cfg = MatchConfig(**match)
+    if load_tables(index_dir, cfg.overlap_chars, cfg.overlap_share) is not None:
+        return
+    log.info("%s: saving the matcher's tables beside the index %s", STAGE, index_dir)
+    keys = _load_keys(index_dir)
+    save_tables(index_dir, BM25Index.load(index_dir), keys, [_seed_config(cfg)])
+
+
 def _load_keys(index_dir: str) -> list[str]:
     with open(os.path.join(index_dir, KEYS_FILE), encoding="utf-8") as fh:
         return json.load(fh)
 
 
-def load_matcher(index_dir: str, config: dict | None = None, phrases: str | None = None) -> Matcher:
-    """Per-worker state: the saved index and keys as a `Matcher`, loaded once per process,
-    with the phrase counts of the first pass (`phrases`: its ``stats.json``) if given."""
+def load_matcher(
+    index_dir: str,
+    config: dict | None = None,
+    phrases: str | None = None,
+    near_chars: int | None = None,
+) -> Matcher:
+    """Per-worker state: the saved index, keys and tables (`corpus.match_tables`,
+    memory-mapped: the workers of a node share them) as a `Matcher`, loaded once per
+    process, with the phrase counts of the first pass (`phrases`: its ``stats.json``) if
+    given. `near_chars`: the near-exact lookups' reach (default: the config's
+    ``short_chars``, all a decision reads; calibration asks for `NEAR_MAX_CHARS`)."""
     keys = _load_keys(index_dir)
-    matcher = Matcher(BM25Index.load(index_dir), keys, MatchConfig(**config) if config else None)
+    cfg = MatchConfig(**config) if config else MatchConfig()
+    tables = load_tables(index_dir, cfg.overlap_chars, cfg.overlap_share)
+    near = cfg.short_chars if near_chars is None else near_chars
+    matcher = Matcher(BM25Index.load(index_dir), keys, cfg, tables=tables, near_chars=near)
     if phrases is not None:
         matcher.set_phrase_counts(*load_phrase_counts(phrases, len(keys)))
     return matcher
@@ -212,14 +244,13 @@ def process_shard(job: ShardJob) -> dict:
     """Checks one shard's records against the benchmark; writes kept and removed records."""
     cfg = job.config
     matcher: Matcher = job.state or load_matcher(cfg["index_dir"], cfg["match"], cfg["phrases"])
-    tok = matcher.index.tokenizer
     opts = ReadOptions()
     counts: dict = {"read": 0, "kept": 0, "removed": {"benchmark_match": 0}, "by_source": {}}
     by_task: dict[str, int] = {}
     by_signal: dict[str, int] = {}
 
     def flush(batch, out, removed_out) -> None:
-        res = matcher.match([tokenize(r.text, tok) for r in batch], [r.text for r in batch])
+        res = matcher.match_texts([r.text for r in batch])
         for rec, d, sig, score in zip(batch, res.doc, res.signal, res.score, strict=True):
             src = counts["by_source"].setdefault(rec.source, {"read": 0, "kept": 0, "removed": 0})
             src["read"] += 1
@@ -449,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         quoted_span=args.quoted_span,
         quote_max_per_million=args.quote_max_per_million,
     ).to_dict()
+    prepare_tables(os.path.abspath(index_dir), match)
     executor = {
         "workers": args.workers,
         "executor": args.executor,

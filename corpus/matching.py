@@ -76,14 +76,24 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from corpus.bm25 import BM25Index, row_argmax
+from corpus.bm25 import BM25Index, row_argmax, tokenize
+from corpus.match_tables import OverlapSeeds, index_tables
 from corpus.normalize import NON_WORD, dedup_key
+from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is their usual name)
+    NEAR_MAX_CHARS,
+    QUOTE_MIN_CHARS,
+    SHORT_GRAM,
+    contained_best,
+    count_array,
+    count_phrases,
+    phrase_limit,
+    short_key_table,
+)
 
 #: Signals in the order they are checked; ``removed/`` records say which one fired.
 SIGNALS = (
@@ -101,9 +111,6 @@ SIGNAL_PARAMS = {
     "bm25": ("short_chars", "threshold"),
     "containment": ("short_chars", "containment", "containment_chars"),
 }
-#: Benchmark sentences up to this length are indexed for near-exact lookups (by their
-#: one-character deletions); --short-chars must not exceed it.
-NEAR_MAX_CHARS = 24
 #: A near-exact match needs at least this many characters (one edit of a 3-character phrase
 #: is another phrase).
 NEAR_MIN_CHARS = 4
@@ -114,11 +121,6 @@ FUNCTION_SYLLABLES = frozenset(
 #: Length of the character n-grams (of `match_key`s) that seed the ``overlap`` signal; its
 #: minimum overlap length (``overlap_chars``) must be at least this.
 OVERLAP_GRAM = 8
-#: Length of the n-grams that seed ``near_copy`` and ``short_quote`` (= `NEAR_MIN_CHARS`: every
-#: run they accept has at least this many characters).
-SHORT_GRAM = 4
-#: The shortest benchmark key ``short_quote`` looks for inside a corpus sentence.
-QUOTE_MIN_CHARS = 5
 #: Text between a pair of quotation marks (straight, curly, corner brackets).
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'|‘([^’]+)’|「([^」]+)」|『([^』]+)』')
 
@@ -186,10 +188,15 @@ class Matcher:
         config: MatchConfig | None = None,
         phrase_counts: np.ndarray | None = None,
         phrase_total: int = 0,
+        tables: dict | None = None,
+        near_chars: int = NEAR_MAX_CHARS,
     ):
         """`phrase_counts`: per benchmark sentence, how many of the `phrase_total` corpus
         sentences contain its key whole (`count_phrases` over the whole corpus);
-        ``rare_quote`` needs them and stays off without them."""
+        ``rare_quote`` needs them and stays off without them. `tables`: the saved
+        tables of `corpus.match_tables.load_tables` (built here when None).
+        `near_chars`: the longest benchmark key the near-exact lookups index (a decision
+        needs ``short_chars``; `all_features`, for calibration, `NEAR_MAX_CHARS`)."""
         if len(keys) != index.num_docs:
             raise ValueError(f"{len(keys)} keys for an index of {index.num_docs} sentences")
         self.index = index
@@ -199,20 +206,29 @@ class Matcher:
         for i, k in enumerate(keys):
             if k:
                 self.exact.setdefault(k, i)
-        w = index.weights  # (V, N)
-        self._by_doc = w.T.tocsr()  # (N, V)
-        self._doc_weight = np.asarray(self._by_doc.sum(axis=1)).ravel()
         self._key_len = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
-        self._signatures = self._build_signatures(index, 2)
-        self._seeds: dict[tuple[int, float], dict[str, list[int]]] = {}
+        self._seeds: dict[tuple[int, float], OverlapSeeds] = {}
+        if tables is None:
+            index.prepare_bounds()
+            tables = index_tables(index, keys)
+        else:
+            index.set_bounds(tables)
+            self._seeds[(self.config.overlap_chars, self.config.overlap_share)] = tables["seeds"]
+        self._by_doc = index._by_doc  # (N, V), shared with the index's bounds
+        self._doc_weight = tables["doc_weight"]
+        ones = np.ones(len(tables["sig_indices"]))
+        self._signatures = sp.csr_matrix(
+            (ones, tables["sig_indices"], tables["sig_indptr"]), shape=index.weights.shape
+        )
         self._overlap_seeds(self.config.overlap_chars, self.config.overlap_share)
-        index.prepare_bounds()
-        # one-character deletions of every short key -> the first sentence with that variant
+        # one-character deletions of every key up to near_chars -> the first sentence
+        self.near_chars = near_chars
         self._deletions: dict[str, int] = {}
-        for i, k in enumerate(keys):
-            if NEAR_MIN_CHARS - 1 <= len(k) <= NEAR_MAX_CHARS:
-                for j in range(len(k)):
-                    self._deletions.setdefault(k[:j] + k[j + 1 :], i)
+        short = (self._key_len >= NEAR_MIN_CHARS - 1) & (self._key_len <= near_chars)
+        for i in np.flatnonzero(short).tolist():
+            k = keys[i]
+            for j in range(len(k)):
+                self._deletions.setdefault(k[:j] + k[j + 1 :], i)
         self._short_heads: dict[str, list[tuple[int, str]]] | None = None  # built on first use
         self.set_phrase_counts(phrase_counts, phrase_total)
 
@@ -242,9 +258,10 @@ class Matcher:
         reviews). Candidates share the first `SHORT_GRAM` characters."""
         if self._short_heads is None:
             heads: dict[str, list[tuple[int, str]]] = {}
-            for d, k in enumerate(self.keys):
-                if NEAR_MIN_CHARS <= len(k) <= NEAR_MAX_CHARS:
-                    heads.setdefault(k[:SHORT_GRAM], []).append((d, k))
+            kl = self._key_len
+            for d in np.flatnonzero((kl >= NEAR_MIN_CHARS) & (kl <= NEAR_MAX_CHARS)).tolist():
+                k = self.keys[d]
+                heads.setdefault(k[:SHORT_GRAM], []).append((d, k))
             self._short_heads = heads
         best = np.full(len(keys), -1, dtype=np.int64)
         share = np.zeros(len(keys))
@@ -274,7 +291,7 @@ class Matcher:
         if table is None:
             w = self._doc_weight
             rank = np.where(w > 0, -w, np.inf)  # heaviest first
-            table = short_key_table(self.keys, rank, -min_weight, max_chars)
+            table = short_key_table(self.keys, rank, -min_weight, max_chars, self._key_len)
             self._tables[("weight", min_weight, max_chars)] = table
         best, rank = contained_best(keys, table)
         return best, -rank
@@ -307,7 +324,9 @@ class Matcher:
             return np.full(len(keys), -1, dtype=np.int64), np.zeros(len(keys), dtype=np.int64)
         table = self._tables.get(("count", max_count, max_chars))
         if table is None:
-            table = short_key_table(self.keys, self.phrase_counts, max_count, max_chars)
+            table = short_key_table(
+                self.keys, self.phrase_counts, max_count, max_chars, self._key_len
+            )
             self._tables[("count", max_count, max_chars)] = table
         best, count = contained_best(keys, table)
         return best, count.astype(np.int64)
@@ -329,52 +348,46 @@ class Matcher:
         return -1
 
     # -------------------------------------------------------------- overlap
-    def _overlap_seeds(self, min_chars: int, min_share: float) -> dict[str, list[int]]:
-        """`OVERLAP_GRAM`-grams of benchmark keys -> ``doc << 20 | position``, every `step`-th.
-
-        A common substring of at least ``need = max(min_chars, ceil(min_share * m))``
-        characters with a key of length ``m`` holds ``need - OVERLAP_GRAM + 1``
-        consecutive n-gram starts of that key, so indexing every ``step``-th
-        start (``step = need - OVERLAP_GRAM + 1``) finds every such substring:
-        exact for the decision with 1-5 seeds per sentence.
-        """
+    def _overlap_seeds(self, min_chars: int, min_share: float) -> OverlapSeeds:
+        """`OverlapSeeds` of the benchmark keys for these thresholds (saved, or built once)."""
         cached = self._seeds.get((min_chars, min_share))
-        if cached is not None:
-            return cached
-        n = OVERLAP_GRAM
-        seeds: dict[str, list[int]] = {}
-        for d, k in enumerate(self.keys):
-            m = len(k)
-            if m < min_chars or m >= 1 << 20:
-                continue
-            need = max(min_chars, -int(-min_share * m // 1))
-            for p in range(0, m - n + 1, need - n + 1):
-                seeds.setdefault(k[p : p + n], []).append(d << 20 | p)
-        self._seeds[(min_chars, min_share)] = seeds
-        return seeds
+        if cached is None:
+            cached = OverlapSeeds.build(self.keys, OVERLAP_GRAM, min_chars, min_share)
+            self._seeds[(min_chars, min_share)] = cached
+        return cached
 
     def overlap_pairs(
         self, keys: list[str], min_chars: int, min_share: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(query row, benchmark sentence, overlap length) for every pair whose longest
         common substring of keys is at least `min_chars` long and `min_share` of the
-        benchmark key: quotes (share 1), cut ends and added clauses (seed and extend)."""
+        benchmark key: quotes (share 1), cut ends and added clauses (seed and extend).
+
+        The batch's `OVERLAP_GRAM`-grams are looked up in the seeds at once; each seed hit
+        is extended both ways character by character."""
         seeds = self._overlap_seeds(min_chars, min_share)
         n, bkeys = OVERLAP_GRAM, self.keys
+        long_rows = [r for r, c in enumerate(keys) if len(c) >= min_chars]
+        grams = [keys[r][i : i + n] for r in long_rows for i in range(len(keys[r]) - n + 1)]
+        found = seeds.lookup(grams)
+        first = np.cumsum([0] + [len(keys[r]) - n + 1 for r in long_rows])
+        hit = np.flatnonzero(found >= 0)
+        hit_row = np.searchsorted(first, hit, side="right") - 1
         rows: list[int] = []
         docs: list[int] = []
         lens: list[int] = []
-        for r, c in enumerate(keys):
+        start, all_hits = seeds.start, seeds.hits
+        j = 0
+        while j < len(hit):
+            k = hit_row[j]
+            r, c = long_rows[k], keys[long_rows[k]]
             lc = len(c)
-            if lc < min_chars:
-                continue
             done: dict[int, int] = {}  # doc -> best overlap found
             seen: set[tuple[int, int]] = set()
-            for i in range(lc - n + 1):
-                hits = seeds.get(c[i : i + n])
-                if not hits:
-                    continue
-                for h in hits:
+            while j < len(hit) and hit_row[j] == k:
+                i, g = int(hit[j] - first[k]), int(found[hit[j]])
+                j += 1
+                for h in all_hits[start[g] : start[g + 1]].tolist():
                     d, p = h >> 20, h & 0xFFFFF
                     b = bkeys[d]
                     if (d, i - p) in seen or min_share * len(b) > lc:
@@ -404,21 +417,6 @@ class Matcher:
         r, d, ln = self.overlap_pairs(keys, min_chars, min_share)
         row_argmax(r, d, ln / np.maximum(self._key_len[d], 1), best, share)
         return best, share
-
-    def _build_signatures(self, index: BM25Index, per_doc: int) -> sp.csr_matrix:
-        """(V, N) 0/1: each benchmark sentence under its `per_doc` highest-idf morphemes."""
-        d = self._by_doc
-        rows, cols = [], []
-        idf = index.idf
-        for j in range(d.shape[0]):
-            terms = d.indices[d.indptr[j] : d.indptr[j + 1]]
-            if len(terms) == 0:
-                continue
-            top = terms[np.argsort(-idf[terms], kind="stable")[:per_doc]]
-            rows.extend(top.tolist())
-            cols.extend([j] * len(top))
-        data = np.ones(len(rows))
-        return sp.csr_matrix((data, (rows, cols)), shape=index.weights.shape)
 
     # ----------------------------------------------------------------- BM25
     def bm25_best(
@@ -467,6 +465,7 @@ class Matcher:
         floor: float | None = None,
         short_chars: int | None = None,
         all_features: bool = False,
+        keys: list[str] | None = None,
     ) -> dict[str, np.ndarray]:
         """Every signal's raw value per query (for calibration and for `match`).
 
@@ -474,12 +473,20 @@ class Matcher:
         for sentences of `short_chars` or more (default: the config's); shorter
         ones get only the exact and near-exact lookups. The ``near_copy`` and
         ``short_quote`` values are computed when the config uses them, or for
-        every query (`all_features`, for calibration).
+        every query (`all_features`, for calibration). `keys`: the texts'
+        `match_key`s, when the caller has them.
         """
         cfg = self.config
         floor = cfg.threshold if floor is None else floor
         short_chars = cfg.short_chars if short_chars is None else short_chars
-        keys = [match_key(t) for t in texts]
+        if all_features and self.near_chars < NEAR_MAX_CHARS:
+            raise ValueError(
+                f"all_features needs near-exact lookups up to {NEAR_MAX_CHARS} characters; "
+                f"this matcher indexes {self.near_chars} (Matcher(near_chars=NEAR_MAX_CHARS))"
+            )
+        if not all_features and cfg.near_exact_edits and cfg.short_chars > self.near_chars:
+            raise ValueError(f"short_chars {cfg.short_chars} > near_chars {self.near_chars}")
+        keys = [match_key(t) for t in texts] if keys is None else keys
         qlen = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
         exact = np.fromiter((self.exact.get(k, -1) if k else -1 for k in keys), np.int64)
         near = np.full(len(keys), -1, dtype=np.int64)
@@ -608,80 +615,17 @@ class Matcher:
         """Which benchmark sentence (if any) each corpus sentence copies, and by which signal."""
         return self.decide(self.features(tokens, texts))
 
-
-def phrase_limit(per_million: float, total: int) -> int:
-    """The most corpus sentences a phrase may be in for ``rare_quote``: `per_million` of
-    the `total` corpus sentences, rounded down; -1: off (rate 0, or a corpus too small to
-    show a phrase that rare)."""
-    limit = int(per_million * total / 1e6 + 1e-9) if per_million > 0 else 0
-    return limit if limit >= 1 else -1
-
-
-def short_key_table(
-    keys: list[str],
-    rank: np.ndarray | None = None,
-    max_rank: float | None = None,
-    max_chars: int = NEAR_MAX_CHARS,
-) -> dict[str, list[tuple[float, int, str]]]:
-    """Benchmark keys of `QUOTE_MIN_CHARS` to `max_chars` characters by their first
-    `SHORT_GRAM` characters, as (rank, sentence, key) in order of rank then sentence;
-    only those ranked at most `max_rank` (None: all; `rank` None: every rank 0). Ranks
-    are corpus counts for ``rare_quote`` and negated BM25 self-weights for
-    ``short_quote``."""
-    heads: dict[str, list[tuple[float, int, str]]] = {}
-    for d, k in enumerate(keys):
-        n = rank[d].item() if rank is not None else 0
-        if QUOTE_MIN_CHARS <= len(k) <= max_chars and (max_rank is None or n <= max_rank):
-            heads.setdefault(k[:SHORT_GRAM], []).append((n, d, k))
-    for v in heads.values():
-        v.sort()
-    return heads
-
-
-def _heads(key: str) -> set[str]:
-    """The `SHORT_GRAM`-character starts a benchmark key found inside `key` could have."""
-    return {key[i : i + SHORT_GRAM] for i in range(len(key) - QUOTE_MIN_CHARS + 1)}
-
-
-def contained_best(keys: list[str], table: dict[str, list]) -> tuple[np.ndarray, np.ndarray]:
-    """Per query key: the entry of `table` (`short_key_table`) with the least (rank,
-    sentence) whose key it contains whole: that sentence and rank (-1 and 0: none)."""
-    best = np.full(len(keys), -1, dtype=np.int64)
-    ranks = np.zeros(len(keys))
-    for r, c in enumerate(keys):
-        bn, bd = 0.0, -1
-        for g in table.keys() & _heads(c):
-            for n, d, k in table[g]:  # least rank first
-                if bd >= 0 and (n, d) > (bn, bd):
-                    break
-                if k in c:
-                    bn, bd = n, d
-                    break
-        best[r], ranks[r] = bd, bn
-    return best, ranks
-
-
-def count_phrases(table: dict[str, list], keys: Iterable[str], counts: dict[int, int]) -> int:
-    """Adds to `counts` (benchmark sentence -> corpus sentences) every benchmark key of
-    `table` (`short_key_table`) that each of `keys` (`match_key`s of corpus sentences)
-    contains whole, once per sentence; returns how many keys were read. Summed over every
-    shard of the corpus, these are ``rare_quote``'s `Matcher.phrase_counts`."""
-    n = 0
-    for c in keys:
-        n += 1
-        for g in table.keys() & _heads(c):
-            for _, d, k in table[g]:
-                if k in c:
-                    counts[d] = counts.get(d, 0) + 1
-    return n
-
-
-def count_array(counts: dict, n: int) -> np.ndarray:
-    """`count_phrases`' counts (keys: positions, ints or JSON strings) as an array of `n`."""
-    out = np.zeros(n, dtype=np.int64)
-    for d, c in counts.items():
-        out[int(d)] = c
-    return out
+    def match_texts(self, texts: list[str]) -> Matches:
+        """`match` from the raw texts: each `match_key` computed once, and only sentences
+        of ``short_chars`` or more tokenised (shorter ones reach no signal that reads
+        morphemes: BM25 and containment are for longer sentences), so the decisions
+        are `match`'s with every text tokenised (tested)."""
+        keys = [match_key(t) for t in texts]
+        short, kind = self.config.short_chars, self.index.tokenizer
+        tokens = [
+            tokenize(t, kind) if len(k) >= short else [] for t, k in zip(texts, keys, strict=True)
+        ]
+        return self.decide(self.features(tokens, texts, keys=keys))
 
 
 def _one_edit(a: str, b: str) -> bool:

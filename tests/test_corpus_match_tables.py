@@ -1,0 +1,137 @@
+"""corpus.match_tables: the matcher's tables saved beside the index equal the ones it builds."""
+
+from __future__ import annotations
+
+import mmap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from corpus.bm25 import BM25Index, tokenize
+from corpus.match_tables import (
+    TABLES_DIR,
+    OverlapSeeds,
+    load_tables,
+    save_tables,
+    signatures,
+)
+from corpus.matching import NEAR_MAX_CHARS, OVERLAP_GRAM, MatchConfig, Matcher, match_key
+
+BENCH = [
+    "정말 재미없는 영화다.",
+    "네 감사합니다.",
+    "서울시는 내년부터 모든 공공 도서관의 운영 시간을 밤 10시까지 늘리기로 했다.",
+    "이 숙소는 지하철역에서 걸어서 5분 거리라 위치가 정말 좋았습니다.",
+    "정부는 미세먼지 저감을 위해 노후 경유차의 운행을 제한하는 방안을 검토하고 있다.",
+    "영화 보는 내내 지루했다.",
+    "숙소 주차장은 지하 2층에 있어요.",
+    "여야 대표 회동",
+] + [f"{i}번 버스는 시청 앞에서 {i + 3}분마다 출발한다." for i in range(30)]
+TEXTS = [
+    "네, 감사합니다!!",  # exact, short: never tokenised by match_texts
+    "영화 보는 내내 지루했어",  # near_exact
+    "여야 대표 회동 싸늘",  # near_copy
+    "그는 '서울시는 내년부터 모든 공공 도서관의 운영 시간을 밤 10시까지 늘리기로 했다'고 말했다.",
+    "서울시는 내년부터 모든 공공 도서관 운영 시간을 밤 10시까지 늘리기로 하였다.",  # bm25
+    "정부는 미세먼지를 줄이려고 노후 경유차 운행 제한 방안을 검토 중이다.",
+    "7번 버스는 시청 앞에서 10분마다 출발한다고 한다.",
+    "오늘은 날씨가 맑고 바람이 시원해서 산책하기 좋은 날이었다.",
+    "좋아요",
+    "",
+]
+
+
+def _mapped(a: np.ndarray) -> bool:
+    """Whether `a` is a view of a memory-mapped file (not a copy in this process)."""
+    while a is not None:
+        if isinstance(a, np.memmap | mmap.mmap):
+            return True
+        a = getattr(a, "base", None)
+    return False
+
+
+def _build() -> tuple[BM25Index, list[str]]:
+    return BM25Index.build([tokenize(s) for s in BENCH]), [match_key(s) for s in BENCH]
+
+
+def _signatures_by_loop(by_doc: sp.csr_matrix, idf: np.ndarray, per_doc: int) -> np.ndarray:
+    """The definition, one sentence at a time (the loop every worker used to run)."""
+    out = np.zeros((by_doc.shape[1], by_doc.shape[0]))
+    for j in range(by_doc.shape[0]):
+        terms = by_doc.indices[by_doc.indptr[j] : by_doc.indptr[j + 1]]
+        out[terms[np.argsort(-idf[terms], kind="stable")[:per_doc]], j] = 1
+    return out
+
+
+def test_signatures_equal_the_per_sentence_definition_with_ties():
+    rng = np.random.default_rng(0)
+    m = sp.random(300, 50, density=0.08, random_state=1, format="lil")
+    m[5, :] = 0  # an empty sentence
+    m = m.tocsr()
+    m.eliminate_zeros()
+    idf = rng.integers(0, 4, 50).astype(np.float64)  # many ties
+    for per_doc in (1, 2, 3):
+        got = signatures(m, idf, per_doc).toarray()
+        assert np.array_equal(got, _signatures_by_loop(m, idf, per_doc))
+
+
+def test_overlap_seeds_equal_a_dictionary_of_the_same_seeds():
+    keys = [match_key(s) for s in BENCH]
+    seeds = OverlapSeeds.build(keys, OVERLAP_GRAM, 12, 0.7)
+    ref: dict[str, list[int]] = {}
+    for d, k in enumerate(keys):
+        need = max(12, -int(-0.7 * len(k) // 1))
+        if len(k) >= 12:
+            for p in range(0, len(k) - OVERLAP_GRAM + 1, need - OVERLAP_GRAM + 1):
+                ref.setdefault(k[p : p + OVERLAP_GRAM], []).append(d << 20 | p)
+    assert list(seeds.grams) == sorted(ref)
+    probe = sorted(ref)[::3] + ["없는문자열입니다", keys[2][1:9]]
+    rows = seeds.lookup(probe)
+    for g, r in zip(probe, rows, strict=True):
+        hits = seeds.hits[seeds.start[r] : seeds.start[r + 1]].tolist() if r >= 0 else []
+        assert hits == ref.get(g, [])
+
+
+def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
+    index, keys = _build()
+    cfg = MatchConfig()
+    built = Matcher(index, keys, cfg)
+    index.save(tmp_path)
+    save_tables(str(tmp_path), index, keys, [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)])
+    tables = load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share)
+    assert tables is not None and _mapped(tables["wkey"]) and _mapped(tables["seeds"].grams)
+    loaded = Matcher(BM25Index.load(tmp_path), keys, cfg, tables=tables)
+    assert _mapped(loaded.index.weights.data) and _mapped(loaded._by_doc.indices)  # shared
+    assert not _mapped(built.index.weights.data)  # (the check can fail)
+    toks = [tokenize(t) for t in TEXTS]
+    a, b = built.features(toks, TEXTS), loaded.features(toks, TEXTS)
+    assert a.keys() == b.keys()
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+    assert (a["exact"] >= 0).any() and (a["bm25_doc"] >= 0).any() and (a["overlap_doc"] >= 0).any()
+    # other overlap thresholds have no saved seeds: the matcher then builds its own
+    assert load_tables(str(tmp_path), 16, 0.7) is None
+    (tmp_path / TABLES_DIR / "version.txt").write_text("0\n")
+    assert load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share) is None
+
+
+def test_match_texts_equals_match_with_every_text_tokenised():
+    index, keys = _build()
+    for cfg in (MatchConfig(), MatchConfig(short_chars=20, containment_chars=10)):
+        m = Matcher(index, keys, cfg, near_chars=cfg.short_chars)
+        full = Matcher(index, keys, cfg).match([tokenize(t) for t in TEXTS], TEXTS)
+        fast = m.match_texts(TEXTS)
+        assert fast.signal == full.signal and np.array_equal(fast.doc, full.doc)
+        assert np.array_equal(fast.score, full.score)
+        assert {"exact", "near_exact", "near_copy", "overlap", "bm25"} <= set(full.signal)
+
+
+def test_a_decision_matcher_refuses_calibration_features():
+    index, keys = _build()
+    m = Matcher(index, keys, MatchConfig(), near_chars=MatchConfig().short_chars)
+    with pytest.raises(ValueError, match="all_features"):
+        m.features([[]], ["가나다라"], all_features=True)
+    with pytest.raises(ValueError, match="short_chars"):
+        Matcher(index, keys, MatchConfig(short_chars=20), near_chars=12).match_texts(["가나다라"])
+    assert Matcher(index, keys).near_chars == NEAR_MAX_CHARS
