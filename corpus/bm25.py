@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from corpus.index_files import DocMeta, load_arrays, save_arrays
 from corpus.normalize import NON_WORD
 
 NORMALISATIONS = ("max", "doc", "query", "raw")
@@ -641,8 +642,9 @@ class BM25Index:
             "avgdl": self.avgdl,
             "tokenizer": self.tokenizer,
             "terms": terms,
-            "docs": self.meta,
         }
+        meta = self.meta if isinstance(self.meta, DocMeta) else DocMeta.from_dicts(self.meta)
+        meta.save(str(directory))
         with open(meta_path + ".tmp", "w", encoding="utf-8") as fh:
             json.dump(info, fh, ensure_ascii=False)
         os.replace(meta_path + ".tmp", meta_path)
@@ -668,32 +670,8 @@ class BM25Index:
             b=info["b"],
             epsilon=info["epsilon"],
             tokenizer=info["tokenizer"],
-            meta=info["docs"],
+            meta=DocMeta.load(str(directory)),  # type: ignore[arg-type]
         )
-
-
-def save_arrays(directory: str | os.PathLike, arrays: dict[str, np.ndarray], prefix: str) -> None:
-    """Each array to ``<directory>/<prefix><name>.npy``, written to a temporary name and
-    renamed (a reader never maps a half-written file)."""
-    os.makedirs(directory, exist_ok=True)
-    for name, a in arrays.items():
-        path = os.path.join(directory, f"{prefix}{name}.npy")
-        with open(path + ".tmp", "wb") as fh:
-            np.save(fh, np.ascontiguousarray(a), allow_pickle=False)
-        os.replace(path + ".tmp", path)
-
-
-def load_arrays(
-    directory: str | os.PathLike, names: Iterable[str], prefix: str
-) -> dict[str, np.ndarray]:
-    """`save_arrays`' files memory-mapped read-only, as plain arrays (a view of the map:
-    indexing an ``np.memmap`` goes through a Python ``__getitem__``, measured at a third
-    of a second per 5,000 sentences); FileNotFoundError naming the first one missing."""
-    out = {}
-    for n in names:
-        path = os.path.join(directory, f"{prefix}{n}.npy")
-        out[n] = np.asarray(np.load(path, mmap_mode="r", allow_pickle=False))
-    return out
 
 
 def row_argmax(

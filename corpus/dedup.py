@@ -147,7 +147,7 @@ def load_or_build_index(
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 6}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 7}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):

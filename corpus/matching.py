@@ -95,6 +95,8 @@ from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is thei
     short_key_table,
 )
 
+#: Queries scored together by `Matcher.bm25_best` (bounds the candidate pairs in memory).
+BM25_CHUNK = 64
 #: Signals in the order they are checked; ``removed/`` records say which one fired.
 SIGNALS = (
     "exact", "near_exact", "near_copy", "overlap", "short_quote", "rare_quote", "bm25",
@@ -367,25 +369,20 @@ class Matcher:
         is extended both ways character by character."""
         seeds = self._overlap_seeds(min_chars, min_share)
         n, bkeys = OVERLAP_GRAM, self.keys
-        long_rows = [r for r, c in enumerate(keys) if len(c) >= min_chars]
-        grams = [keys[r][i : i + n] for r in long_rows for i in range(len(keys[r]) - n + 1)]
-        found = seeds.lookup(grams)
-        first = np.cumsum([0] + [len(keys[r]) - n + 1 for r in long_rows])
-        hit = np.flatnonzero(found >= 0)
-        hit_row = np.searchsorted(first, hit, side="right") - 1
+        found = seeds.find([c if len(c) >= min_chars else "" for c in keys], n)
         rows: list[int] = []
         docs: list[int] = []
         lens: list[int] = []
         start, all_hits = seeds.start, seeds.hits
         j = 0
-        while j < len(hit):
-            k = hit_row[j]
-            r, c = long_rows[k], keys[long_rows[k]]
+        while j < len(found):
+            r = found[j][0]
+            c = keys[r]
             lc = len(c)
             done: dict[int, int] = {}  # doc -> best overlap found
             seen: set[tuple[int, int]] = set()
-            while j < len(hit) and hit_row[j] == k:
-                i, g = int(hit[j] - first[k]), int(found[hit[j]])
+            while j < len(found) and found[j][0] == r:
+                _, i, g = found[j]
                 j += 1
                 for h in all_hits[start[g] : start[g + 1]].tolist():
                     d, p = h >> 20, h & 0xFFFFF
@@ -427,8 +424,19 @@ class Matcher:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Best benchmark sentence by BM25 similarity, for queries whose best reaches
         `threshold` (per query; ``inf`` skips one): `BM25Index.best_above`, exact for
-        the decision (tested against exhaustive scoring)."""
-        return self.index.best_above(tokens, threshold, matrix=matrix)
+        the decision (tested against exhaustive scoring).
+
+        Scored `BM25_CHUNK` live queries at a time (each query's answer is its own): the
+        candidate pairs of a whole batch peaked at about 100 MB per worker."""
+        q, lengths, oov = matrix if matrix is not None else self.index.query_matrix(tokens)
+        n = q.shape[0]
+        thr = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (n,))
+        best, sim = np.full(n, -1, dtype=np.int64), np.zeros(n)
+        live = np.flatnonzero(np.isfinite(thr))
+        for s in range(0, len(live), BM25_CHUNK):
+            r = live[s : s + BM25_CHUNK]
+            best[r], sim[r] = self.index.best_above(None, thr[r], matrix=(q[r], lengths[r], oov[r]))
+        return best, sim
 
     # ---------------------------------------------------------- containment
     def containment_best(

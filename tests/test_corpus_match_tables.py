@@ -15,6 +15,7 @@ from corpus.match_tables import (
     load_tables,
     save_tables,
     signatures,
+    window_codes,
 )
 from corpus.matching import NEAR_MAX_CHARS, OVERLAP_GRAM, MatchConfig, Matcher, match_key
 
@@ -85,12 +86,22 @@ def test_overlap_seeds_equal_a_dictionary_of_the_same_seeds():
         if len(k) >= 12:
             for p in range(0, len(k) - OVERLAP_GRAM + 1, need - OVERLAP_GRAM + 1):
                 ref.setdefault(k[p : p + OVERLAP_GRAM], []).append(d << 20 | p)
-    assert list(seeds.grams) == sorted(ref)
-    probe = sorted(ref)[::3] + ["없는문자열입니다", keys[2][1:9]]
-    rows = seeds.lookup(probe)
-    for g, r in zip(probe, rows, strict=True):
-        hits = seeds.hits[seeds.start[r] : seeds.start[r + 1]].tolist() if r >= 0 else []
-        assert hits == ref.get(g, [])
+    assert sorted(seeds.grams.tolist()) == sorted(ref)
+    for g, row in zip(seeds.grams.tolist(), range(len(seeds.grams)), strict=True):
+        assert seeds.hits[seeds.start[row] : seeds.start[row + 1]].tolist() == ref[g]
+    # windows of queries (in and across keys, none, short) found exactly where a dict finds them
+    queries = [keys[2], "없는" + keys[3][2:15] + "문자열", "", "짧다", keys[4] + keys[5]]
+    want = [(r, i, seeds.grams.tolist().index(q[i : i + OVERLAP_GRAM]))
+            for r, q in enumerate(queries) for i in range(len(q) - OVERLAP_GRAM + 1)
+            if q[i : i + OVERLAP_GRAM] in ref]  # fmt: skip
+    assert seeds.find(queries, OVERLAP_GRAM) == want and len(want) > 3
+    # a code shared by two grams costs a comparison, not a wrong hit
+    clash = OverlapSeeds(grams=np.asarray(["가나다라마바사아", "하하하하하하하하"]),
+                         codes=np.zeros(2, np.uint64), start=np.asarray([0, 1, 2]),
+                         hits=np.asarray([7, 9]))  # fmt: skip
+    code = window_codes("하하하하하하하하", OVERLAP_GRAM)[0]
+    clash.codes[:] = code
+    assert clash.find(["xx하하하하하하하하"], OVERLAP_GRAM) == [(0, 2, 1)]
 
 
 def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
@@ -114,6 +125,8 @@ def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
     assert load_tables(str(tmp_path), 16, 0.7) is None
     (tmp_path / TABLES_DIR / "version.txt").write_text("0\n")
     assert load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share) is None
+    save_tables(str(tmp_path), index, keys, [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)])
+    assert load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share) is not None
 
 
 def test_match_texts_equals_match_with_every_text_tokenised():
