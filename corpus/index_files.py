@@ -90,9 +90,10 @@ def save_arrays(directory: str | os.PathLike, arrays: dict[str, np.ndarray], pre
     os.makedirs(directory, exist_ok=True)
     for name, a in arrays.items():
         path = os.path.join(directory, f"{prefix}{name}.npy")
-        with open(path + ".tmp", "wb") as fh:
+        tmp = f"{path}.{os.getpid()}.tmp"  # two runs preparing one index never share it
+        with open(tmp, "wb") as fh:
             np.save(fh, np.ascontiguousarray(a), allow_pickle=False)
-        os.replace(path + ".tmp", path)
+        os.replace(tmp, path)
 
 
 def load_arrays(

@@ -69,7 +69,11 @@ the threshold, with candidates from the query's rarest morphemes and bounds
 that drop pairs before scoring (exact for the decision; `bench.dedup` checks
 the removals against exhaustive scoring). For containment every benchmark
 sentence is listed under its two rarest morphemes, and only those lists are
-read. Overlap is a dictionary lookup per n-gram of the corpus sentence.
+read. Overlap looks a batch's n-grams up at once by integer code
+(`corpus.match_tables.OverlapSeeds`). The tables that depend only on the index
+(bounds, signatures, seeds) are saved beside it and memory-mapped by each worker
+(`corpus.match_tables`); sentences shorter than ``short_chars`` are not tokenised
+(`Matcher.match_texts`: no signal reads their morphemes).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from corpus.bm25 import BM25Index, tokenize
+from corpus.index_files import DocMeta
 from corpus.match_tables import (
     TABLES_DIR,
     OverlapSeeds,
@@ -148,3 +149,14 @@ def test_a_decision_matcher_refuses_calibration_features():
     with pytest.raises(ValueError, match="short_chars"):
         Matcher(index, keys, MatchConfig(short_chars=20), near_chars=12).match_texts(["가나다라"])
     assert Matcher(index, keys).near_chars == NEAR_MAX_CHARS
+
+
+def test_doc_meta_columns_give_back_every_dict(tmp_path):
+    docs = [{"guid": "a", "task": "ynat"}, {"guid": "b"}, {}, {"guid": "c", "task": "ynat"}]
+    meta = DocMeta.from_dicts(docs)
+    meta.save(str(tmp_path))
+    again = DocMeta.load(str(tmp_path))
+    assert list(again) == docs and again[-1] == docs[-1] and again[1:3] == docs[1:3]
+    assert _mapped(again.codes[0]) and len(again) == 4
+    with pytest.raises(IndexError):
+        again[4]
