@@ -162,6 +162,47 @@ def compression(path: str | os.PathLike) -> str | None:
     return None
 
 
+#: First bytes of common binary files that land in corpus folders, and their names.
+BINARY_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"%PDF-", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive (xlsx, docx, zip)"),
+    (b"\x7fELF", "executable"),
+    (b"SQLite format 3\x00", "SQLite database"),
+)
+#: Share of a file's first bytes that are not text (NUL and control bytes, invalid UTF-8)
+#: above which it is a binary file rather than a text file with a few bad lines.
+BINARY_SHARE = 0.3
+_BINARY_HEAD = 8192
+_TEXT_CONTROLS = set(b"\t\n\r\f\v\x1b")
+
+
+def binary_kind(path: str | os.PathLike) -> str | None:
+    """What binary file `path` is (``"PNG image"``, ``"binary data"``), or None for text.
+
+    Looks at the first 8 KiB after decompression: a known binary signature, or
+    more than `BINARY_SHARE` of bytes that no text file holds. A text file with
+    a stray NUL byte or a few invalid UTF-8 bytes stays text: its bad lines are
+    the readers' to quarantine, line by line.
+    """
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(_BINARY_HEAD)
+    except (OSError, EOFError, ValueError):
+        return None  # a broken archive: the readers report it with its line
+    for magic, name in BINARY_MAGIC:
+        if head.startswith(magic):
+            return name
+    if not head:
+        return None
+    controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)
+    invalid = head.decode("utf-8", errors="replace").count("\ufffd")
+    return "binary data" if (controls + invalid) / len(head) > BINARY_SHARE else None
+
+
 def _decompress(kind: str | None, raw: BinaryIO) -> BinaryIO:
     """A reader of the decompressed bytes of the open file `raw` (closing it closes `raw`)."""
     if kind == "gzip":
