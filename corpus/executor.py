@@ -388,6 +388,7 @@ def run_stage(
     ray_address: str | None = None,
     force: bool = False,
     chunk_dir: str | None = None,
+    manifest_extra: dict[str, Any] | None = None,
 ) -> dict:
     """Runs `process` over every input shard, resumably; returns the merged counts.
 
@@ -397,7 +398,9 @@ def run_stage(
     redone. ``shard_bytes`` and ``max_quarantine_rate`` in `config` set the
     splitting of large files and the bad-line limit. Chunks of large compressed
     inputs go to `chunk_dir` (default ``OUTPUT/.chunks``, removed when the run
-    finishes; a caller passing its own folder removes it itself).
+    finishes; a caller passing its own folder removes it itself). `manifest_extra` adds
+    entries to ``manifest.json`` that describe the run without changing its fingerprint
+    (they must follow from the config: dedup's benchmark coverage).
     """
     files = expand_inputs(inputs, exclude=config.get("exclude", ()))
     files, skipped = screen_binary(files, config.get("on_error", "raise"))
@@ -488,6 +491,7 @@ def run_stage(
         manifest["shard_plan"] = [sh.describe() for sh in plan]
     if skipped:
         manifest["skipped_files"] = skipped
+    manifest.update(manifest_extra or {})
     _write_json(manifest_path, manifest)
     os.remove(run_path)
     shutil.rmtree(os.path.join(output_dir, progress.PROGRESS_DIR), ignore_errors=True)
