@@ -447,7 +447,7 @@ def choose(
             f = with_variants(feats, contain, overlap, cfg)
             fired[sig][values] = matcher.fires(f, cfg)[sig][0]
     # only items some configuration removes and another keeps change the counts
-    always = fired["exact"][()]
+    always = fired["exact"][tuple(base[p] for p in SIGNAL_PARAMS["exact"])]
     ever = np.logical_or.reduce([m for ms in fired.values() for m in ms.values()])
     active = ever & ~always
     const = always.astype(np.float32) @ g

@@ -201,3 +201,58 @@ class StageProgress:
         elif self.finished:
             elapsed = format_duration(time.monotonic() - self.started)
             log.info("%s: %s; took %s", self.stage, self.describe(), elapsed)
+
+
+class AmountProgress:
+    """Progress of one long pass over a known amount (bytes of text, examples): a tqdm bar on
+    a terminal, else a line every ``--progress-seconds``; with a rate of `unit` (lines,
+    sentences) and an ETA from the share of `total` done.
+
+    For the stages that are one pass rather than shards (tokenizer.train's counting,
+    pretrain.build_data): ``update(done, count)`` with the amount done so far and the
+    items counted so far.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        total: float,
+        unit: str,
+        tty: bool | None = None,
+        logger: logging.Logger | None = None,
+    ):
+        self.label, self.total, self.unit = label, max(float(total), 1.0), unit
+        self.log = logger or log
+        self.started = self.last_line = time.monotonic()
+        self.interval = log_seconds()
+        self.done = 0.0
+        self.count = 0
+        tty = sys.stderr.isatty() if tty is None else tty
+        self.bar = None
+        if tty:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=100, desc=label, unit="%", bar_format="{l_bar}{bar}{postfix}")
+
+    def describe(self) -> str:
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        frac = min(self.done / self.total, 1.0)
+        eta = format_duration(elapsed * (1 - frac) / frac) if frac > 0 else "?"
+        rate = self.count / elapsed
+        return f"{self.count:,} {self.unit} ({rate:,.0f}/s), {frac:.0%}, ETA {eta}"
+
+    def update(self, done: float, count: int) -> None:
+        self.done, self.count = done, count
+        now = time.monotonic()
+        if self.bar is not None:
+            self.bar.n = min(100.0, round(100 * done / self.total, 1))
+            self.bar.set_postfix_str(self.describe(), refresh=True)
+        elif now - self.last_line >= self.interval:
+            self.last_line = now
+            self.log.info("%s: %s", self.label, self.describe())
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        took = format_duration(time.monotonic() - self.started)
+        self.log.info("%s: %s %s in %s", self.label, f"{self.count:,}", self.unit, took)
