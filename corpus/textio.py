@@ -173,9 +173,11 @@ BINARY_MAGIC = (
     (b"\x7fELF", "executable"),
     (b"SQLite format 3\x00", "SQLite database"),
 )
-#: Share of a file's first bytes that are not text (NUL and control bytes, invalid UTF-8)
-#: above which it is a binary file rather than a text file with a few bad lines.
-BINARY_SHARE = 0.3
+#: Share of a file's first bytes that are NUL or control bytes (no text has them; random
+#: bytes are 10% so) above which it is a binary file rather than text with a few bad lines.
+#: Invalid UTF-8 does not count: a Korean file in EUC-KR/CP949 is text in the wrong
+#: encoding, for the readers to report (the quarantine rate stops it), never to be skipped.
+BINARY_SHARE = 0.05
 _BINARY_HEAD = 8192
 _TEXT_CONTROLS = set(b"\t\n\r\f\v\x1b")
 
@@ -184,9 +186,9 @@ def binary_kind(path: str | os.PathLike) -> str | None:
     """What binary file `path` is (``"PNG image"``, ``"binary data"``), or None for text.
 
     Looks at the first 8 KiB after decompression: a known binary signature, or
-    more than `BINARY_SHARE` of bytes that no text file holds. A text file with
-    a stray NUL byte or a few invalid UTF-8 bytes stays text: its bad lines are
-    the readers' to quarantine, line by line.
+    more than `BINARY_SHARE` of control bytes. Text stays text, whatever is wrong
+    with it: a stray NUL byte, invalid UTF-8, another encoding (EUC-KR, or UTF-16
+    with its byte-order mark): its bad lines are the readers' to report.
     """
     try:
         with open_binary(path) as fh:
@@ -196,11 +198,10 @@ def binary_kind(path: str | os.PathLike) -> str | None:
     for magic, name in BINARY_MAGIC:
         if head.startswith(magic):
             return name
-    if not head:
-        return None
+    if not head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None  # empty, or UTF-16 text
     controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)
-    invalid = head.decode("utf-8", errors="replace").count("\ufffd")
-    return "binary data" if (controls + invalid) / len(head) > BINARY_SHARE else None
+    return "binary data" if controls / len(head) > BINARY_SHARE else None
 
 
 def _decompress(kind: str | None, raw: BinaryIO) -> BinaryIO:
