@@ -90,6 +90,7 @@ MIN_BUCKET_ITEMS = 50
 GRID = {
     "threshold": [0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.65, 0.7, 0.75],
     "short_chars": [6, 8, 10, 12, 15, 20],
+    "exact_min_chars": [MatchConfig.exact_min_chars],  # chosen by corpus.calibrate_exact
     "near_exact_edits": [0, 1],
     "containment": [0.8, 0.85, 0.9, 0.95, 0.99],
     "containment_chars": [10, 15, 20, 30],
@@ -447,7 +448,7 @@ def choose(
             f = with_variants(feats, contain, overlap, cfg)
             fired[sig][values] = matcher.fires(f, cfg)[sig][0]
     # only items some configuration removes and another keeps change the counts
-    always = fired["exact"][()]
+    always = fired["exact"][tuple(base[p] for p in SIGNAL_PARAMS["exact"])]
     ever = np.logical_or.reduce([m for ms in fired.values() for m in ms.values()])
     active = ever & ~always
     const = always.astype(np.float32) @ g

@@ -3,12 +3,13 @@
 `print_index` serves ``python -m <package>``: it lists the package's entry
 points. `run` wraps a stage's ``main`` so that bad input, a refused output
 folder or a failed shard end with one ``error: file:line: reason`` line and
-exit status 2, never a bare traceback.
+exit status 2, never a bare traceback; Ctrl-C ends with one line and status 130.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import signal
 import sys
 from collections.abc import Callable
 
@@ -18,12 +19,24 @@ from corpus.textio import InputError
 USER_ERRORS = (InputError, FileExistsError, FileNotFoundError, NotADirectoryError, ValueError)
 
 
-def run(main: Callable[[], int | None]) -> None:
-    """Calls `main` and exits: its return code, 2 on a user error, 130 on Ctrl-C."""
-    from corpus.executor import ShardFailed
+def _terminate(signum, frame) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
+
+def run(main: Callable[[], int | None]) -> None:
+    """Calls `main` and exits: its return code, 2 on a user error, 130 on Ctrl-C or SIGTERM.
+
+    SIGTERM (a scheduler's stop, a preemption notice) is handled as Ctrl-C, so a stage
+    stops its workers and keeps its finished shards the same way.
+    """
+    from corpus.executor import Interrupted, ShardFailed
+
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = main()
+    except Interrupted as e:
+        print(e, file=sys.stderr)
+        sys.exit(130)
     except KeyboardInterrupt:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         sys.exit(130)

@@ -9,11 +9,13 @@ exists. The first that is given (or exists, for the last two) wins.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENV_VAR = "KLUE_DATA_DIR"
+log = logging.getLogger(__name__)
 
 
 def candidates(explicit: str | os.PathLike | None = None) -> list[Path]:
@@ -52,9 +54,27 @@ def resolve_data_dir(explicit: str | os.PathLike | None = None) -> Path:
 
 
 def klue_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """The KLUE folder: ``<data-dir>/klue`` when present, else the data dir itself."""
+    """The KLUE folder: ``<data-dir>/klue`` when present, else the data dir itself.
+
+    The convention of every command is the *parent* of ``klue/``; the KLUE folder
+    itself (the older form of ``finetune --data-dir``) is still accepted, with a note.
+    """
     root = resolve_data_dir(data_dir)
-    return root / "klue" if (root / "klue").is_dir() else root
+    if (root / "klue").is_dir():
+        return root / "klue"
+    if data_dir and _looks_like_klue(root):
+        log.info(
+            "--data-dir %s is the KLUE folder itself: accepted; the convention is its parent "
+            "(--data-dir %s)",
+            root,
+            root.parent,
+        )
+    return root
+
+
+def _looks_like_klue(path: Path) -> bool:
+    names = [p.name for p in path.iterdir()] if path.is_dir() else []
+    return any(n.startswith(("klue-", "ynat-", "wos-")) for n in names)
 
 
 def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
@@ -62,5 +82,6 @@ def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir",
         default=None,
-        help=f"data directory (default: ${ENV_VAR}, ./data, then ../shared/data)",
+        help=f"data directory, the parent of klue/ (default: ${ENV_VAR}, ./data, then "
+        "../shared/data; the klue/ folder itself is accepted too)",
     )

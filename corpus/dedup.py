@@ -1,7 +1,8 @@
 """Remove corpus sentences that copy a KLUE benchmark sentence.
 
     python -m corpus.dedup --input records/ --output decontaminated/ \\
-        --benchmark-dir ../shared/data/klue [--threshold T] [--short-chars N] [--workers N]
+        [--data-dir ../shared/data | --benchmark-dir ../shared/data/klue] \\
+        [--threshold T] [--short-chars N] [--exact-min-chars N] [--workers N]
 
 The benchmark index holds every text field of every KLUE task and split found
 under ``--benchmark-dir`` (`corpus.klue.benchmark_texts`: titles, sentence
@@ -13,26 +14,31 @@ morphemes (`corpus.bm25`). It is built once in the parent process, saved to
 ``--index-dir`` (default ``<output>.index``; reused when the benchmark files
 and settings are unchanged) and loaded once per worker process.
 
+The manifest's ``benchmark`` entry lists the tasks and splits indexed with
+their sentence counts; a task of the paper's eight with no split found is
+named in a warning (and in ``benchmark.missing``), never skipped silently.
+
 Each corpus record is checked by `corpus.matching`: removed on an exact match
-after normalisation; if shorter than ``--short-chars``, only on an exact or
-near-exact match, or a near copy of an informative short benchmark sentence
-(``--short-share``, ``--short-weight``); otherwise on a BM25 similarity
-``bm25(q, d) / max(self(q), self(d))`` of at least ``--threshold``, or when a
-benchmark sentence of at least ``--containment-chars`` characters is covered
-inside it (``--containment``); at any length, when at least
-``--overlap-share`` of a benchmark sentence (and ``--overlap-chars``
-characters) appears verbatim in it after normalisation (quotes, cut ends,
-added clauses), or a short benchmark sentence appears whole in it
-(``--quote-weight``; ``--quoted-span``: between quotation marks), or a short
-benchmark sentence found whole that at most ``--quote-max-per-million`` of
-the corpus sentences contain (``rare_quote``). For that signal a first pass,
+after normalisation (of ``--exact-min-chars`` characters or more: ``네.``,
+``감사합니다.`` are formulas, no evidence of a copy); if shorter than
+``--short-chars``, only on an exact or near-exact match, or a near copy of an
+informative short benchmark sentence (``--short-share``, ``--short-weight``);
+otherwise on a BM25 similarity ``bm25(q, d) / max(self(q), self(d))`` of at
+least ``--threshold``, or when a benchmark sentence of at least
+``--containment-chars`` characters is covered inside it (``--containment``); at
+any length, when at least ``--overlap-share`` of a benchmark sentence (and
+``--overlap-chars`` characters) appears verbatim in it after normalisation
+(quotes, cut ends, added clauses), or a short benchmark sentence appears whole
+in it (``--quote-weight``; ``--quoted-span``: between quotation marks), or a
+short benchmark sentence found whole that at most ``--quote-max-per-million``
+of the corpus sentences contain (``rare_quote``). For that signal a first pass,
 the stage ``dedup-phrases`` (same shards, resumable), counts over the whole
 corpus how many sentences contain each short benchmark sentence into
 ``--phrases-dir`` (default ``<output>.phrases``); a sentence's decision then
-knows whether a phrase is a stock phrase of the corpus. The
-defaults come from `corpus.calibrate` (held-out figures per length bucket in
-docs/corpus.md); the two weights are BM25 self-weights of the KLUE index:
-recalibrate them with the threshold for another benchmark or tokenizer.
+knows whether a phrase is a stock phrase of the corpus. The defaults come from
+`corpus.calibrate` (held-out figures per length bucket in docs/corpus.md); the
+two weights are BM25 self-weights of the KLUE index: recalibrate them with the
+threshold for another benchmark or tokenizer.
 
 Outputs (through `corpus.executor`: sharded, resumable): kept records in
 ``OUTPUT/shard-NNNNN.jsonl.gz``, removed ones in ``OUTPUT/removed/`` with
@@ -55,6 +61,8 @@ import sys
 from collections.abc import Iterable
 
 from corpus.bm25 import TOKENIZERS, BM25Index, tokenize
+from corpus.datadir import add_data_dir_argument
+from corpus.datadir import klue_dir as data_klue_dir
 from corpus.executor import ShardJob, add_executor_arguments, file_digest, run_stage
 from corpus.match_tables import TABLES_DIR, load_tables, save_tables
 from corpus.matching import (
@@ -109,6 +117,32 @@ def benchmark_sentences(texts: Iterable) -> tuple[list[str], list[dict]]:
     return sents, meta
 
 
+def coverage(meta: list[dict], present: dict[str, list[str]] | None = None) -> dict:
+    """``{"tasks": {task: {split: sentences}}, "missing": [task, ...]}`` of an index's
+    provenance: which benchmark tasks and splits the decontamination covers. `present`
+    (`corpus.klue.available_splits`) names tasks found with no text too."""
+    from corpus.klue import TASKS
+
+    tasks: dict[str, dict[str, int]] = {}
+    for m in meta:
+        split = tasks.setdefault(m["task"], {})
+        split[m["split"]] = split.get(m["split"], 0) + 1
+    return {"tasks": tasks, "missing": [t for t in TASKS if t not in tasks]}
+
+
+def warn_missing(cov: dict, klue_dir: str) -> None:
+    """One warning naming the paper's tasks that have no split under `klue_dir`."""
+    if cov["missing"]:
+        log.warning(
+            "%s: no %s data under %s: sentences copied from %s are not looked for "
+            "(python -m finetune.data download fetches the official archives)",
+            STAGE,
+            "/".join(t.upper() for t in cov["missing"]),
+            klue_dir,
+            "it" if len(cov["missing"]) == 1 else "them",
+        )
+
+
 def build_index(texts: Iterable, tokenizer: str = DEFAULT_TOKENIZER) -> tuple[BM25Index, list]:
     """The BM25 index of the benchmark sentences and their `match_key`s."""
     sents, meta = benchmark_sentences(texts)
@@ -140,21 +174,23 @@ def _benchmark_files(klue_dir: str) -> list[dict]:
 
 def load_or_build_index(
     klue_dir: str, index_dir: str, tokenizer: str, load: bool = True
-) -> tuple[BM25Index | None, str]:
-    """The benchmark index for `klue_dir` and its fingerprint, rebuilt only when its files or
-    settings changed. With ``load=False`` a valid saved index is not read (None is
-    returned): the parent of `corpus.dedup` needs only the fingerprint, the workers load it."""
+) -> tuple[BM25Index | None, str, dict]:
+    """The benchmark index for `klue_dir`, its fingerprint and `coverage`, rebuilt only when
+    its files or settings changed. With ``load=False`` a valid saved index is not read (None
+    is returned): the parent of `corpus.dedup` needs only the fingerprint, the workers load
+    it."""
     from corpus.klue import benchmark_texts
 
     fp = hashlib.sha256(
-        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 7}).encode()
+        json.dumps({"files": _benchmark_files(klue_dir), "tokenizer": tokenizer, "v": 8}).encode()
     ).hexdigest()
     stamp = os.path.join(index_dir, "fingerprint.json")
     if os.path.exists(stamp):
         with open(stamp, encoding="utf-8") as fh:
-            if json.load(fh).get("fingerprint") == fp:
-                log.info("%s: reusing benchmark index %s", STAGE, index_dir)
-                return (BM25Index.load(index_dir) if load else None), fp
+            saved = json.load(fh)
+        if saved.get("fingerprint") == fp:
+            log.info("%s: reusing benchmark index %s", STAGE, index_dir)
+            return (BM25Index.load(index_dir) if load else None), fp, saved["coverage"]
     log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
     index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
     if os.path.isdir(os.path.join(index_dir, TABLES_DIR)):
@@ -163,11 +199,12 @@ def load_or_build_index(
     with open(os.path.join(index_dir, KEYS_FILE), "w", encoding="utf-8") as fh:
         json.dump(keys, fh, ensure_ascii=False)
     save_tables(index_dir, index, keys, [_seed_config(MatchConfig())])
+    cov = coverage(index.meta)
     with open(stamp + ".tmp", "w", encoding="utf-8") as fh:
-        json.dump({"fingerprint": fp, "documents": index.num_docs}, fh)
+        json.dump({"fingerprint": fp, "documents": index.num_docs, "coverage": cov}, fh)
     os.replace(stamp + ".tmp", stamp)
     log.info("%s: index of %d benchmark sentences saved to %s", STAGE, index.num_docs, index_dir)
-    return index, fp
+    return index, fp, cov
 
 
 def _seed_config(cfg: MatchConfig) -> tuple[int, int, float]:
@@ -302,8 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--benchmark-dir",
         default=None,
-        help="KLUE folder (default: the klue/ folder of the data dir: --data-dir rules)",
+        help="the KLUE folder itself (default: DATA_DIR/klue, see --data-dir)",
     )
+    add_data_dir_argument(p)
     g = p.add_argument_group("decision (defaults calibrated: docs/corpus.md)")
     g.add_argument(
         "--threshold",
@@ -318,6 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULTS.short_chars,
         help="shorter sentences (normalised characters) are removed only on an exact or "
         "near-exact match (default %(default)s)",
+    )
+    g.add_argument(
+        "--exact-min-chars",
+        type=int,
+        default=DEFAULTS.exact_min_chars,
+        help="an exact, near-exact or near-copy match removes a sentence only from this many "
+        "characters (no spaces or punctuation): '네.', '1.', '감사합니다.' are formulas "
+        "(default %(default)s)",
     )
     g.add_argument(
         "--near-exact-edits",
@@ -462,12 +508,17 @@ def main(argv: list[str] | None = None) -> int:
     from corpus.readers import expand_inputs
 
     expand_inputs(args.input)  # fail on a missing input now, not after building the index
-    klue_dir = str(resolve_klue_dir(args.benchmark_dir))
+    if args.benchmark_dir is not None:
+        klue_dir = str(resolve_klue_dir(args.benchmark_dir))
+    else:
+        klue_dir = str(data_klue_dir(args.data_dir))
     out = os.path.normpath(args.output)
     index_dir = args.index_dir or out + ".index"
-    _, fp = load_or_build_index(klue_dir, index_dir, args.tokenizer, load=False)
+    _, fp, cov = load_or_build_index(klue_dir, index_dir, args.tokenizer, load=False)
+    warn_missing(cov, klue_dir)
     match = MatchConfig(
         threshold=args.threshold,
+        exact_min_chars=args.exact_min_chars,
         short_chars=args.short_chars,
         near_exact_edits=args.near_exact_edits,
         containment=args.containment,
@@ -509,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
         init=load_matcher,
         init_args=(os.path.abspath(index_dir), match, phrases),
         argv=command,
+        manifest_extra={"benchmark": {"dir": klue_dir, **cov}},
         **executor,
     )
     removed = sum(counts.get("removed", {}).values())

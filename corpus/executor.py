@@ -22,6 +22,16 @@ executor owns everything around it, so every stage gets the same guarantees:
   stage, config and inputs finds it and skips the work;
 * ``--max-quarantine-rate``: a shard (or run) whose bad-line share exceeds it
   stops with an error instead of "succeeding" on a mostly unreadable input;
+* a binary file among the inputs (an image, a PDF: `corpus.textio.binary_kind`)
+  stops the run naming it, or with ``--on-error skip`` is left out and counted
+  (``skipped_files`` in ``stats.json``, listed in the manifest); ``--exclude``
+  globs leave files out before that;
+* progress (`corpus.progress`): a bar with records/s and an ETA on a terminal,
+  a line every ``--progress-seconds`` otherwise;
+* Ctrl-C (or SIGTERM through `corpus.cli.run`) stops the workers at once and
+  ends with one line: how many shards are done and kept, and that the same
+  command resumes (`Interrupted`, exit 130); the next run says
+  "resuming: 12 of 40 shards done";
 * a local process pool by default, or Ray tasks on a cluster (``--executor
   ray``): the shard function and its guarantees are the same.
 """
@@ -34,6 +44,8 @@ import json
 import logging
 import multiprocessing
 import os
+import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -41,11 +53,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus import sharding
+from corpus import progress, sharding
 from corpus.readers import ReadOptions, expand_inputs, iter_records
 from corpus.records import CorpusRecord
 from corpus.sharding import Shard
-from corpus.textio import InputError, Quarantine, handle
+from corpus.textio import InputError, Quarantine, binary_kind, handle
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +68,17 @@ CHUNKS_DIR = ".chunks"
 VERSION = "2"
 #: Default share of bad lines above which a run stops (``--max-quarantine-rate``).
 DEFAULT_MAX_QUARANTINE_RATE = 0.5
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a stage: says how many shards are done and kept, and how to go on."""
+
+    def __init__(self, stage: str, done: int, total: int, output_dir: str):
+        self.stage, self.done, self.total, self.output_dir = stage, done, total, output_dir
+        super().__init__(
+            f"{stage}: interrupted; {done} of {total} shards done and kept in {output_dir}; "
+            "rerun the same command to resume"
+        )
 
 
 class ShardFailed(RuntimeError):
@@ -117,12 +140,17 @@ class ShardJob:
             "on_error": cfg.get("on_error", "raise"),
             **overrides,
         }
-        yield from iter_records(self.input_path, quarantine=self.quarantine, options=opts, **kwargs)
+        records = iter_records(self.input_path, quarantine=self.quarantine, options=opts, **kwargs)
+        yield from progress.heartbeat(records, self.progress_path())
         if sh is not None and sh.truncated is not None:
             # the chunking pass met a truncated archive in skip mode: the rest of the file
             # is quarantined here, in the shard that holds the last readable lines
             err = InputError(self.input_path, sh.truncated["line"], sh.truncated["reason"])
             handle(err, kwargs["on_error"], self.quarantine)
+
+    def progress_path(self) -> str:
+        """The shard's heartbeat file (records read so far), polled by the parent."""
+        return os.path.join(self.output_dir, progress.PROGRESS_DIR, self.name + ".json")
 
     def output_path(self, name: str | None = None, suffix: str = ".jsonl.gz") -> str:
         """Main output ``DIR/<shard>.jsonl.gz``; a side output ``DIR/<name>/<shard>.jsonl.gz``."""
@@ -282,6 +310,52 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="redo the stage even if OUTPUT holds a finished or different run",
     )
+    g.add_argument(
+        "--progress-seconds",
+        type=float,
+        action=_ProgressSeconds,
+        default=None,
+        help="when stderr is not a terminal, a progress line every this many seconds "
+        f"(default {progress.DEFAULT_LOG_SECONDS:g}; a terminal gets a bar)",
+    )
+
+
+class _ProgressSeconds(argparse.Action):
+    """Sets ``$CORPUS_PROGRESS_SECONDS``: the progress reporter reads it, outside the stage
+    config (it changes no output, so it must not change the run's fingerprint)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values < 0:
+            parser.error(f"{option_string} must be >= 0")
+        os.environ[progress.LOG_SECONDS_ENV] = str(values)
+        setattr(namespace, self.dest, values)
+
+
+def screen_binary(files: list[str], on_error: str) -> tuple[list[str], list[dict]]:
+    """Splits `files` into text files and skipped binary ones (``{"path", "reason"}``).
+
+    A binary input is an error naming it unless `on_error` is ``skip``: one image
+    in a folder of text must not stop a run that was told to skip bad input, nor
+    reach the readers, whose per-line quarantine would call the whole run garbage.
+    """
+    kept, skipped = [], []
+    for path in files:
+        kind = binary_kind(path)
+        if kind is None:
+            kept.append(path)
+        elif on_error == "skip":
+            log.warning("skipping %s: %s, not text", path, kind)
+            skipped.append({"path": path, "reason": kind})
+        else:
+            ext = os.path.splitext(path)[1]
+            hint = f"--exclude '*{ext}'" if ext else f"--exclude '{os.path.basename(path)}'"
+            raise InputError(
+                path,
+                None,
+                f"{kind}, not text: leave it out with {hint}, or pass "
+                "--on-error skip to skip and count it",
+            )
+    return kept, skipped
 
 
 def _fingerprint(stage: str, config: dict, inputs: list[dict]) -> str:
@@ -294,8 +368,6 @@ def _fingerprint(stage: str, config: dict, inputs: list[dict]) -> str:
 
 
 def _clear(output_dir: str) -> None:
-    import shutil
-
     for entry in os.listdir(output_dir):
         path = os.path.join(output_dir, entry)
         shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
@@ -316,6 +388,7 @@ def run_stage(
     ray_address: str | None = None,
     force: bool = False,
     chunk_dir: str | None = None,
+    manifest_extra: dict[str, Any] | None = None,
 ) -> dict:
     """Runs `process` over every input shard, resumably; returns the merged counts.
 
@@ -325,9 +398,12 @@ def run_stage(
     redone. ``shard_bytes`` and ``max_quarantine_rate`` in `config` set the
     splitting of large files and the bad-line limit. Chunks of large compressed
     inputs go to `chunk_dir` (default ``OUTPUT/.chunks``, removed when the run
-    finishes; a caller passing its own folder removes it itself).
+    finishes; a caller passing its own folder removes it itself). `manifest_extra` adds
+    entries to ``manifest.json`` that describe the run without changing its fingerprint
+    (they must follow from the config: dedup's benchmark coverage).
     """
-    files = expand_inputs(inputs)
+    files = expand_inputs(inputs, exclude=config.get("exclude", ()))
+    files, skipped = screen_binary(files, config.get("on_error", "raise"))
     if not files:
         raise FileNotFoundError(f"{stage}: no input files in {inputs}")
     os.makedirs(output_dir, exist_ok=True)
@@ -381,10 +457,11 @@ def run_stage(
     jobs = [ShardJob(i, sh.path, output_dir, config, shard=sh) for i, sh in enumerate(plan)]
     todo = [j for j in jobs if not os.path.exists(_marker(j))]
     if len(todo) < len(jobs):
-        log.info(
-            "%s: resuming, %d of %d shards already done", stage, len(jobs) - len(todo), len(jobs)
-        )
-    _execute(stage, process, todo, workers or 1, executor, init, init_args, ray_address)
+        log.info("%s: resuming: %d of %d shards done", stage, len(jobs) - len(todo), len(jobs))
+    report = progress.StageProgress(
+        stage, output_dir, {j.name: _shard_size(j) for j in todo}, done_before=len(jobs) - len(todo)
+    )
+    _execute(process, todo, workers or 1, executor, init, init_args, ray_address, report)
 
     counts: dict = {}
     lines = 0
@@ -393,6 +470,8 @@ def run_stage(
             marker = json.load(fh)
         merge_counts(counts, marker["counts"])
         lines += marker.get("lines", 0)
+    if skipped:
+        counts["skipped_files"] = {"binary": len(skipped)}
     counts = _sorted(counts)
     _write_json(os.path.join(output_dir, "stats.json"), counts)
     manifest = {
@@ -410,11 +489,13 @@ def run_stage(
     }
     if len(plan) > len(files):
         manifest["shard_plan"] = [sh.describe() for sh in plan]
+    if skipped:
+        manifest["skipped_files"] = skipped
+    manifest.update(manifest_extra or {})
     _write_json(manifest_path, manifest)
     os.remove(run_path)
+    shutil.rmtree(os.path.join(output_dir, progress.PROGRESS_DIR), ignore_errors=True)
     if own_chunks and os.path.isdir(chunk_dir):
-        import shutil
-
         shutil.rmtree(chunk_dir)
     return counts
 
@@ -423,59 +504,95 @@ def _marker(job: ShardJob) -> str:
     return os.path.join(job.output_dir, DONE_DIR, job.name + ".json")
 
 
-def _progress(stage: str, total: int):
-    if sys.stderr.isatty():
-        from tqdm import tqdm
+def _shard_size(job: ShardJob) -> tuple[int, int | None]:
+    """(input bytes, expected records or None) of a shard, for the progress ETA."""
+    sh = job.shard
+    if sh is not None and sh.byte_range is not None:
+        end = sh.byte_range.end if sh.byte_range.end is not None else os.path.getsize(sh.path)
+        return end - sh.byte_range.start, None
+    if sh is not None and sh.chunk is not None:
+        return os.path.getsize(sh.chunk), None
+    return os.path.getsize(job.input_path), progress.expected_records(job.input_path)
 
-        return tqdm(total=total, desc=stage, unit="shard")
-    return None
+
+def _ignore_sigint() -> None:
+    """Worker initialiser: Ctrl-C reaches the whole process group; only the parent acts on
+    it (and stops the workers), so no worker prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _execute(stage, process, jobs, workers, executor, init, init_args, ray_address) -> None:
+def _execute(process, jobs, workers, executor, init, init_args, ray_address, report) -> None:
     if not jobs:
         return
-    bar = _progress(stage, len(jobs))
-    done = 0
 
     def tick(job: ShardJob) -> None:
-        nonlocal done
-        done += 1
-        if bar is not None:
-            bar.update(1)
-        else:
-            log.info("%s: shard %s done (%d/%d)", stage, job.name, done, len(jobs))
+        report.shard_done(job.name, _records_read(job))
 
-    if executor == "ray":
-        _execute_ray(process, jobs, init, init_args, ray_address, tick)
-    elif executor != "local":
-        raise ValueError(f"unknown executor {executor!r}")
-    elif workers <= 1 or len(jobs) == 1:
-        for job in jobs:
-            run_shard(process, job, init, init_args)
-            tick(job)
-    else:
-        # spawn: workers start clean (no inherited locks or threads), so the same
-        # code is safe whatever the parent imported. ProcessPoolExecutor rather than
-        # multiprocessing.Pool: a worker that dies is reported (BrokenProcessPool) instead of
-        # `get()` waiting forever, and leaving the pool after a failed shard does not hang in
-        # Pool.terminate() (seen once in tests/test_executor.py under heavy load).
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx) as pool:
-            pending = [(job, pool.submit(run_shard, process, job, init, init_args)) for job in jobs]
-            try:
-                for job, fut in pending:
-                    fut.result()
+    try:
+        if executor == "ray":
+            _execute_ray(process, jobs, init, init_args, ray_address, tick, report)
+        elif executor != "local":
+            raise ValueError(f"unknown executor {executor!r}")
+        elif workers <= 1 or len(jobs) == 1:
+            with report.polling():  # the shard runs here: a thread reads its heartbeats
+                for job in jobs:
+                    run_shard(process, job, init, init_args)
                     tick(job)
-            except BaseException:
-                # Shards not started are dropped; running ones finish (each shard writes its
-                # output atomically, so a rerun resumes from them) before the error surfaces.
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-    if bar is not None:
-        bar.close()
+        else:
+            _execute_pool(process, jobs, workers, init, init_args, tick, report)
+    except KeyboardInterrupt as e:
+        report.close()
+        # counted on disk: a shard whose marker landed just before Ctrl-C is done and kept
+        done = report.done_before + sum(os.path.exists(_marker(j)) for j in jobs)
+        total = report.done_before + len(jobs)
+        raise Interrupted(report.stage, done, total, jobs[0].output_dir) from e
+    report.close()
 
 
-def _execute_ray(process, jobs, init, init_args, address, tick) -> None:
+def _records_read(job: ShardJob) -> int:
+    """Records the shard read: its last heartbeat (stages reading through `ShardJob.records`)."""
+    try:
+        with open(job.progress_path(), encoding="utf-8") as fh:
+            return int(json.load(fh).get("records", 0))
+    except (OSError, ValueError):
+        return 0
+
+
+def _execute_pool(process, jobs, workers, init, init_args, tick, report) -> None:
+    # spawn: workers start clean (no inherited locks or threads), so the same
+    # code is safe whatever the parent imported. ProcessPoolExecutor rather than
+    # multiprocessing.Pool: a worker that dies is reported (BrokenProcessPool) instead of
+    # `get()` waiting forever, and leaving the pool after a failed shard does not hang in
+    # Pool.terminate() (seen once in tests/test_executor.py under heavy load).
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx, initializer=_ignore_sigint)
+    futures = {pool.submit(run_shard, process, job, init, init_args): job for job in jobs}
+    try:
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+            for fut in sorted(finished, key=lambda f: futures[f].index):
+                fut.result()
+                tick(futures[fut])
+            report.poll()
+    except KeyboardInterrupt:
+        # stop now: the running shards' outputs are temporary files until their marker is
+        # written, so a killed shard is simply redone by the next run
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    except BaseException:
+        # Shards not started are dropped; running ones finish (each shard writes its
+        # output atomically, so a rerun resumes from them) before the error surfaces.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _execute_ray(process, jobs, init, init_args, address, tick, report) -> None:
     try:
         import ray
     except ImportError as e:  # pragma: no cover - depends on the optional extra
@@ -485,7 +602,14 @@ def _execute_ray(process, jobs, init, init_args, address, tick) -> None:
     remote = ray.remote(run_shard)
     refs = {remote.remote(process, job, init, init_args): job for job in jobs}
     pending = list(refs)
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1)
-        ray.get(ready[0])
-        tick(refs[ready[0]])
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+            for ref in ready:
+                ray.get(ref)
+                tick(refs[ref])
+            report.poll()
+    except KeyboardInterrupt:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise

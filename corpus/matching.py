@@ -7,7 +7,7 @@ benchmark sentences quoted inside a longer one (the added text halves the
 similarity). Real near-copies have signals look-alikes lack, checked in order:
 
 1. ``exact``: the same sentence after normalisation (`match_key`: NFKC, case,
-   spacing, punctuation and symbols removed). Any length.
+   spacing, punctuation, symbols removed), of ``exact_min_chars`` characters or more.
 2. ``near_exact``: for a sentence shorter than ``short_chars``, a benchmark key
    within ``near_exact_edits`` (0 or 1) character edit, the edit being a
    particle or ending syllable (``지루했다``/``지루했어``, not ``재미있는``/
@@ -61,8 +61,7 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
    its BM25 weight (rare morphemes count most) on morphemes the corpus
    sentence also has.
 
-Every threshold is chosen by `corpus.calibrate` on a calibration half of a
-labelled real-text set and reported on the other half (docs/corpus.md).
+Thresholds: `corpus.calibrate` (and `corpus.calibrate_exact`), docs/corpus.md.
 
 Speed: `BM25Index.best_above` finds the best BM25 match only where it reaches
 the threshold, with candidates from the query's rarest morphemes and bounds
@@ -108,9 +107,9 @@ SIGNALS = (
 )  # fmt: skip
 #: The `MatchConfig` fields each signal's decision reads (`Matcher.fires`).
 SIGNAL_PARAMS = {
-    "exact": (),
-    "near_exact": ("short_chars", "near_exact_edits"),
-    "near_copy": ("short_chars", "short_share", "short_weight"),
+    "exact": ("exact_min_chars",),
+    "near_exact": ("short_chars", "near_exact_edits", "exact_min_chars"),
+    "near_copy": ("short_chars", "short_share", "short_weight", "exact_min_chars"),
     "overlap": ("overlap_chars", "overlap_share"),
     "short_quote": ("quote_weight", "quoted_span"),
     "rare_quote": ("quote_max_per_million",),
@@ -146,6 +145,7 @@ class MatchConfig:
     """The decision thresholds (defaults chosen by `corpus.calibrate`, see docs/corpus.md)."""
 
     threshold: float = 0.7
+    exact_min_chars: int = 6  # exact/near_exact/near_copy key length: corpus.calibrate_exact
     short_chars: int = 12
     near_exact_edits: int = 1
     containment: float = 0.85
@@ -561,18 +561,18 @@ class Matcher:
         `corpus.calibrate` combine the signals of a grid without deciding every
         configuration from scratch."""
         n = len(f["qlen"])
-        short = f["qlen"] < cfg.short_chars
+        short, long_enough = f["qlen"] < cfg.short_chars, f["qlen"] >= cfg.exact_min_chars
         by_weight = (f["quote_doc"] >= 0) & (f["quote_weight"] >= cfg.quote_weight)
         quote_doc = np.where(by_weight & (cfg.quote_weight > 0), f["quote_doc"], f["span_doc"])
         return {
-            "exact": (f["exact"] >= 0, f["exact"], np.ones(n)),
+            "exact": (long_enough & (f["exact"] >= 0), f["exact"], np.ones(n)),
             "near_exact": (
-                short & (f["near"] >= 0) & (cfg.near_exact_edits >= 1),
+                long_enough & short & (f["near"] >= 0) & (cfg.near_exact_edits >= 1),
                 f["near"],
                 1.0 - 1.0 / np.maximum(f["qlen"], 1),
             ),
             "near_copy": (
-                short & (f["near_copy_doc"] >= 0) & (cfg.short_share > 0)
+                long_enough & short & (f["near_copy_doc"] >= 0) & (cfg.short_share > 0)
                 & (f["near_copy"] >= cfg.short_share)
                 & (self._doc_weight[np.maximum(f["near_copy_doc"], 0)] >= cfg.short_weight),
                 f["near_copy_doc"],

@@ -162,6 +162,48 @@ def compression(path: str | os.PathLike) -> str | None:
     return None
 
 
+#: First bytes of common binary files that land in corpus folders, and their names.
+BINARY_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"%PDF-", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive (xlsx, docx, zip)"),
+    (b"\x7fELF", "executable"),
+    (b"SQLite format 3\x00", "SQLite database"),
+)
+#: Share of a file's first bytes that are NUL or control bytes (no text has them; random
+#: bytes are 10% so) above which it is a binary file rather than text with a few bad lines.
+#: Invalid UTF-8 does not count: a Korean file in EUC-KR/CP949 is text in the wrong
+#: encoding, for the readers to report (the quarantine rate stops it), never to be skipped.
+BINARY_SHARE = 0.05
+_BINARY_HEAD = 8192
+_TEXT_CONTROLS = set(b"\t\n\r\f\v\x1b")
+
+
+def binary_kind(path: str | os.PathLike) -> str | None:
+    """What binary file `path` is (``"PNG image"``, ``"binary data"``), or None for text.
+
+    Looks at the first 8 KiB after decompression: a known binary signature, or
+    more than `BINARY_SHARE` of control bytes. Text stays text, whatever is wrong
+    with it: a stray NUL byte, invalid UTF-8, another encoding (EUC-KR, or UTF-16
+    with its byte-order mark): its bad lines are the readers' to report.
+    """
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(_BINARY_HEAD)
+    except (OSError, EOFError, ValueError):
+        return None  # a broken archive: the readers report it with its line
+    for magic, name in BINARY_MAGIC:
+        if head.startswith(magic):
+            return name
+    if not head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None  # empty, or UTF-16 text
+    controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)
+    return "binary data" if controls / len(head) > BINARY_SHARE else None
+
+
 def _decompress(kind: str | None, raw: BinaryIO) -> BinaryIO:
     """A reader of the decompressed bytes of the open file `raw` (closing it closes `raw`)."""
     if kind == "gzip":

@@ -6,15 +6,16 @@ from corpus.cli import print_index
 
 
 def _index() -> None:
-    from finetune.main import USAGE
+    from finetune.main import USAGE, task_options_help
 
     print(USAGE)
     print("  fine-tunes a BERT/RoBERTa model on KLUE tasks (python -m finetune.main --help)\n")
+    print(task_options_help() + "\n")
     print_index(
         "finetune",
         "the eight KLUE tasks: data download, fine-tuning and official metrics",
         {
-            "main": "fine-tune on ynat, sts, nli, re, ner, mrc or all (= python -m finetune)",
+            "main": "fine-tune on the eight tasks or all (= python -m finetune)",
             "data": "download the official KLUE v1.1 archives and verify their SHA-256",
             "evaluate": "score a prediction file against a gold KLUE split",
         },

@@ -1,6 +1,6 @@
 """Fine-tunes a BERT/RoBERTa encoder on KLUE tasks: ``python -m finetune --task T --model M ...``.
 
-    python -m finetune --task ynat|sts|nli|re|ner|mrc|all --model DIR --output DIR \\
+    python -m finetune --task ynat|sts|nli|ner|re|dp|mrc|wos|all --model DIR --output DIR \\
         [--data-dir DIR] [--config finetune/configs/TASK.py[:tiny]] [--config.FIELD=VALUE ...] \\
         [--seeds N]
 
@@ -36,10 +36,17 @@ FLAGS = flags.FLAGS
 config_flags.DEFINE_config_file(
     "config", str(CONFIG_DIR / "common.py"), "config file (finetune/configs/*.py[:tiny])"
 )
-flags.DEFINE_string("task", None, "ynat, sts, nli, re, ner, mrc, a comma-separated list, or all")
+flags.DEFINE_string(
+    "task", None, "ynat, sts, nli, ner, re, dp, mrc, wos, a comma-separated list, or all"
+)
 flags.DEFINE_string("model", None, "pretraining workdir, export folder or Hugging Face folder")
 flags.DEFINE_string("output", None, "output folder (one subfolder per task)")
-flags.DEFINE_string("data_dir", None, "KLUE data folder (default: corpus.datadir's search)")
+flags.DEFINE_string(
+    "data_dir",
+    None,
+    "data folder, the parent of klue/ as for every command (the klue/ folder itself is "
+    "accepted; default: corpus.datadir's search)",
+)
 flags.DEFINE_integer("seeds", 1, "number of seeds (config seed, seed+1, ...)")
 flags.mark_flags_as_required(["task", "model", "output"])
 
@@ -230,7 +237,7 @@ def main(argv: list[str]) -> int:
             tasks,
             FLAGS.model,
             Path(FLAGS.output),
-            FLAGS.data_dir,
+            klue_folder(FLAGS.data_dir),
             FLAGS.seeds,
             skip_missing=FLAGS.task == "all",
             overrides=config_flags.get_override_values(FLAGS["config"]),
@@ -244,9 +251,38 @@ def main(argv: list[str]) -> int:
 
 
 USAGE = (
-    "usage: python -m finetune --task ynat|sts|nli|re|ner|mrc|all --model DIR --output DIR "
-    "[--data-dir DIR] [--config FILE[:tiny]] [--config.FIELD=VALUE ...] [--seeds N]"
+    "usage: python -m finetune --task ynat|sts|nli|ner|re|dp|mrc|wos|all --model DIR "
+    "--output DIR [--data-dir DIR] [--config FILE[:tiny]] [--config.FIELD=VALUE ...] [--seeds N]"
 )
+
+
+def klue_folder(data_dir: str | None) -> str | None:
+    """The KLUE folder of ``--data-dir`` (its ``klue/``, or the folder itself: the older form,
+    accepted with a note); None keeps `corpus.datadir`'s search."""
+    if not data_dir:
+        return None
+    from corpus.datadir import klue_dir
+
+    return str(klue_dir(data_dir))
+
+
+def task_options_help() -> str:
+    """Each task's own options (its config's ``task_options``) with their defaults, read from
+    the configs so the help cannot drift from them."""
+    from finetune.tasks.base import ALL_TASKS
+
+    lines = [
+        "task options (one task: --config.task_options.OPTION=VALUE; several: "
+        "--config.task_options_by_task.TASK.OPTION=VALUE):"
+    ]
+    for task in ALL_TASKS:
+        cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
+        options = cfg.get("task_options")
+        if options:
+            pairs = ", ".join(f"{k}={v!r}" for k, v in options.to_dict().items())
+            lines.append(f"  {task}: {pairs}")
+    lines.append("  (details: finetune/configs/TASK.py; DP and WoS in docs/finetune_structured.md)")
+    return "\n".join(lines)
 
 
 def _normalise_argv(argv: list[str]) -> list[str]:
@@ -262,6 +298,8 @@ def run(argv: list[str] | None = None) -> None:
         # absl exits with status 1 after --help; answer it ourselves with status 0.
         print(USAGE)
         print(__doc__)
+        print(task_options_help())
+        print()
         print("Every config field can be overridden with --config.FIELD=VALUE; see")
         print("finetune/configs/common.py and docs/finetune.md.")
         sys.exit(0)

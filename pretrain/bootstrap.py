@@ -58,6 +58,28 @@ NO_DATA_MESSAGE = (
 )
 
 
+def data_config_error(cfg: Mapping[str, Any]) -> str | None:
+    """Why ``cfg.data`` cannot give training data, before any JAX work; None when it can.
+
+    A missing ``--config.data.examples_dir`` (with no bootstrap and no synthetic data) or a
+    local examples folder that does not exist: the message names the flag to pass.
+    """
+    data = cfg["data"]
+    if data["synthetic"]:
+        return None
+    examples_dir = data["examples_dir"]
+    if not examples_dir:
+        return None if data["bootstrap"]["enabled"] else NO_DATA_MESSAGE
+    for key in ("examples_dir", "eval_examples_dir"):
+        path = data[key]
+        if path and "://" not in str(path) and not (Path(path) / "manifest.json").is_file():
+            return (
+                f"--config.data.{key}={path} holds no examples (no manifest.json): build them "
+                "with `python -m pretrain.build_data --output DIR`"
+            )
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class DataSpec:
     """What the trainer needs to know about its examples."""

@@ -352,6 +352,71 @@ TOKENIZER_FILES = (
 )
 
 
+def _finished(job: dict[str, Any]) -> bool:
+    marker = Path(job["output_dir"]) / f"{_shard_name(job['index'], job['total'])}.json"
+    try:
+        return json.loads(marker.read_text()).get("config_hash") == job["config_hash"]
+    except (OSError, ValueError):
+        return False
+
+
+def _ignore_sigint() -> None:
+    """Worker start: Ctrl-C reaches the whole process group; the parent stops the workers."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_shards(jobs: list[dict], workers: int, out: Path, log) -> list[dict]:
+    """Builds every shard (finished ones are read back), one progress line per shard with
+    records/s and an ETA by input bytes; Ctrl-C stops at once and raises
+    `corpus.executor.Interrupted` (finished shards are kept: the next run resumes)."""
+    from corpus.executor import Interrupted
+    from corpus.progress import format_duration
+
+    done_before = sum(_finished(j) for j in jobs)
+    if done_before:
+        log(f"{STAGE}: resuming: {done_before} of {len(jobs)} shards done")
+    sizes = [os.path.getsize(j["input"]) for j in jobs]
+    todo_bytes = max(1, sum(b for b, j in zip(sizes, jobs, strict=True) if not _finished(j)))
+    start, done_bytes, docs = time.monotonic(), 0, 0
+    results: list[dict] = []
+
+    def report(job: dict, res: dict, was_done: bool) -> None:
+        nonlocal done_bytes, docs
+        results.append(res)
+        if not was_done:
+            done_bytes += sizes[job["index"]]
+            docs += res["counts"].get("records", 0)
+        elapsed = max(time.monotonic() - start, 1e-9)
+        eta = format_duration(elapsed * (todo_bytes - done_bytes) / max(done_bytes, 1))
+        log(
+            f"{STAGE}: shard {job['index'] + 1}/{len(jobs)} {res['examples']} examples; "
+            f"{docs / elapsed:,.0f} records/s, ETA {eta}"
+        )
+
+    pool = None
+    try:
+        if workers <= 1:
+            for job in jobs:
+                was_done = _finished(job)
+                report(job, build_shard(job), was_done)
+        else:
+            ctx = get_context("spawn")
+            pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_ignore_sigint)
+            flags = [_finished(j) for j in jobs]
+            for job, was_done, res in zip(jobs, flags, pool.map(build_shard, jobs), strict=True):
+                report(job, res, was_done)
+            pool.shutdown(wait=True)
+    except KeyboardInterrupt as e:
+        if pool is not None:
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise Interrupted(STAGE, sum(_finished(j) for j in jobs), len(jobs), str(out)) from e
+    return results
+
+
 def build_examples(
     tokenizer_dir: str | os.PathLike,
     inputs: Sequence[str | os.PathLike] | str,
@@ -457,16 +522,7 @@ def build_examples(
         for i, f in enumerate(files)
     ]
     workers = min(workers or os.cpu_count() or 1, len(jobs))
-    results = []
-    if workers <= 1:
-        for job in jobs:
-            results.append(build_shard(job))
-            log(f"{STAGE}: shard {job['index'] + 1}/{len(jobs)} {results[-1]['examples']} examples")
-    else:
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            for k, res in enumerate(pool.map(build_shard, jobs)):
-                results.append(res)
-                log(f"{STAGE}: shard {k + 1}/{len(jobs)} {res['examples']} examples")
+    results = _run_shards(jobs, workers, out, log)
     counts: dict[str, int] = {}
     for res in results:
         _merge(counts, res["counts"])
@@ -532,6 +588,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as e:  # corpus.executor.Interrupted says what is kept
+        print(str(e) or f"{STAGE}: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -13,6 +13,7 @@ the tokenizer files and a model card ``README.md`` (`pretrain.hf_export`). Then:
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 import tempfile
@@ -40,9 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="tokenizer folder (default: the one recorded in the checkpoint)",
     )
-    parser.add_argument("--name", default=None, help="model name for the model card")
     parser.add_argument(
-        "--license", default=hf_export.DEFAULT_LICENSE, help="licence id for the model card"
+        "--name", default=None, help="model name for the model card (default: the workdir's)"
+    )
+    parser.add_argument(
+        "--license",
+        default=None,
+        help="licence id for the model card (default: from the licences the training text "
+        "declares, 'unknown' when one is not known)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --output")
     parser.add_argument(
@@ -69,6 +75,26 @@ def _training_info(workdir: str, step: int | None) -> dict[str, Any]:
     return dict(info or {})
 
 
+def corpus_card(workdir: str) -> dict[str, Any]:
+    """The card's corpus facts, traced from the examples the run trained on
+    (`pretrain.provenance`): sources, sizes, processing, licence, pseudonymised or not."""
+    from pretrain import provenance
+
+    try:
+        meta = json.loads((storage.path(workdir) / "config.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    examples = meta.get("examples_dir")
+    if not examples or storage.is_remote(examples):
+        return {}
+    prov = provenance.trace(examples)
+    return {
+        "corpus": provenance.corpus_text(prov),
+        "license": prov["license"],
+        "pseudonymised": any(s["stage"] == "pseudonymize" for s in prov["stages"]),
+    }
+
+
 def export(
     workdir: str,
     output: str,
@@ -76,7 +102,7 @@ def export(
     step: int | None = None,
     tokenizer_dir: str | None = None,
     name: str | None = None,
-    license_id: str = hf_export.DEFAULT_LICENSE,
+    license_id: str | None = None,
     overwrite: bool = False,
     verify: bool = False,
 ) -> Path | epath.Path:
@@ -104,11 +130,15 @@ def export(
     run_name = (
         storage.path(workdir) if storage.is_remote(workdir) else Path(workdir).resolve()
     ).name
+    if not name:
+        logging.warning("no --name: the model card calls the model %s-%s", run_name, config.arch)
     card = {
         "name": name or f"{run_name}-{config.arch}",
-        "license": license_id,
         "training": _training_info(workdir, step),
+        **corpus_card(workdir),
     }
+    if license_id:
+        card["license"] = license_id
     if not storage.is_remote(output) and not storage.is_remote(tok):
         out = hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
         if verify:

@@ -38,7 +38,6 @@ TOKENIZER_FILES = (
     "special_tokens_map.json",
     "train_stats.json",
 )
-DEFAULT_LICENSE = "cc-by-sa-4.0"
 
 
 def hf_config(config: ModelConfig, special_ids: dict[str, int] | None = None) -> dict[str, Any]:
@@ -201,12 +200,15 @@ def model_card(config: ModelConfig, info: dict[str, Any] | None = None) -> str:
     """Markdown model card: what the model is, how it was trained, license and intended use.
 
     ``info`` keys (all optional): ``name``, ``description``, ``license``, ``corpus`` (text),
-    ``training`` (dict shown as a table: steps, batch size, sequence length, ...).
+    ``training`` (dict shown as a table: steps, batch size, sequence length, ...),
+    ``pseudonymised`` (whether `corpus.pseudonymize` ran: the intended-use note says so only
+    then). Without a ``license`` the card says ``unknown``: a licence is claimed only when the
+    inputs declare one (`pretrain.provenance`) or the user gives it.
     """
     info = dict(info or {})
     arch = "BertForPreTraining" if config.arch == "bert" else "RobertaForMaskedLM"
     name = info.get("name") or f"klue-pretrain-{config.arch}"
-    license_id = info.get("license", DEFAULT_LICENSE)
+    license_id = info.get("license") or "unknown"
     objective = (
         "masked language modelling with whole-word (eojeol) masking and next-sentence prediction"
         if config.arch == "bert"
@@ -228,9 +230,15 @@ def model_card(config: ModelConfig, info: dict[str, Any] | None = None) -> str:
     rows += [(str(k), v) for k, v in (info.get("training") or {}).items() if str(k) not in shown]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
     corpus = info.get("corpus") or (
-        "Korean text prepared by this project's corpus pipeline (sentence splitting, "
-        "filtering, deduplication against the KLUE benchmark, pseudonymisation of personal "
-        "information)."
+        "Not recorded: the examples the model was trained on left no manifests to follow."
+    )
+    privacy = (
+        "The pretraining corpus was pseudonymised, but web text carries social biases that the "
+        "model can reproduce."
+        if info.get("pseudonymised")
+        else "The pretraining corpus was not pseudonymised by this pipeline: the model may have "
+        "memorised personal information in it, and web text carries social biases that the "
+        "model can reproduce."
     )
     description = info.get("description") or (
         f"A Korean {config.arch.upper() if config.arch == 'bert' else 'RoBERTa'} encoder "
@@ -268,10 +276,7 @@ Pretraining objective: {objective}.
 
 ## License
 
-The weights are derived from text that includes material under the Creative Commons
-Attribution-ShareAlike licence (CC BY-SA, e.g. Korean Wikipedia), so they are released under
-`{license_id}`, as the KLUE models are. Keep the attribution and share-alike terms when you
-redistribute the model or models derived from it.
+{_license_text(license_id)}
 
 ## Intended use
 
@@ -279,8 +284,7 @@ Fine-tuning on Korean language understanding tasks (the eight KLUE tasks: topic
 classification, semantic textual similarity, natural language inference, named entity
 recognition, relation extraction, dependency parsing, reading comprehension, dialogue state
 tracking) and masked-token prediction. It is not a text generator and its outputs are not
-facts. The pretraining corpus was pseudonymised, but web text carries social biases that the
-model can reproduce.
+facts. {privacy}
 
 ```python
 from transformers import AutoModelForMaskedLM, AutoTokenizer
@@ -289,6 +293,23 @@ tokenizer = AutoTokenizer.from_pretrained("PATH")
 model = AutoModelForMaskedLM.from_pretrained("PATH")
 ```
 """
+
+
+def _license_text(license_id: str) -> str:
+    if license_id == "unknown":
+        return (
+            "`unknown`: the licences of the training text are not all known (a source without "
+            "a declared licence). Establish them before redistributing the weights, then "
+            "export again with `--license`."
+        )
+    if license_id.startswith("cc-by-sa"):
+        return (
+            "The weights are derived from text under the Creative Commons "
+            f"Attribution-ShareAlike licence, so they are released under `{license_id}`, as "
+            "the KLUE models are. Keep the attribution and share-alike terms when you "
+            "redistribute the model or models derived from it."
+        )
+    return f"`{license_id}`, from the licences the training text declares (or `--license`)."
 
 
 def _position_note(config: ModelConfig) -> str:

@@ -8,7 +8,8 @@ Any config field can be overridden, e.g.::
 
 Running the same command again resumes from the newest checkpoint in DIR.
 Exit codes: 0 done or preempted (checkpoint saved; on several hosts every host saved the same
-step), 1 non-finite loss, 3 hung (the watchdog found no finished step for too long).
+step), 1 non-finite loss, 2 no training data configured (the message names the flag), 3 hung
+(the watchdog found no finished step for too long).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def main(argv: list[str]) -> int:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     cfg = FLAGS.config
+    from pretrain.bootstrap import data_config_error
+
+    problem = data_config_error(cfg)
+    if problem:  # a message naming the flag, not a traceback after JAX start-up
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     # Before any other JAX call: multi-host start-up when configured or detected.
     from pretrain import sharding
 

@@ -35,3 +35,44 @@ def test_help(module):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "usage" in proc.stdout.lower() or "entry points" in proc.stdout
+
+
+def test_finetune_help_lists_every_task_and_the_dp_and_wos_options():
+    from finetune.main import USAGE, task_options_help
+
+    assert "dp" in USAGE.split("|") and "wos" in USAGE
+    text = task_options_help()
+    assert "dp: arc_space=512" in text and "tree_decoding=False" in text
+    assert "wos: dropout=0.1, gate_input='context'" in text and "value_loss='all'" in text
+
+
+def test_tpu_gpu_help_shows_the_slurm_options():
+    from tpu.gpu import build_parser
+
+    text = build_parser().format_help()
+    for flag in ("--nodes", "--gpus-per-node", "--partition", "--time", "--submit"):
+        assert flag in text, flag
+
+
+def test_dedup_help_names_the_data_dir_it_has():
+    from corpus.dedup import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "--data-dir DATA_DIR" in text and "the parent of klue/" in text
+    assert "--exact-min-chars" in text
+
+
+def test_data_dir_is_the_parent_of_klue_and_the_klue_folder_is_accepted(tmp_path, caplog):
+    """finetune --data-dir takes what corpus.dedup and the pipeline take: the parent of klue/
+    (the KLUE folder itself, the older form, still works and logs a note)."""
+    import logging
+
+    from finetune.main import klue_folder
+
+    klue = tmp_path / "data" / "klue"
+    (klue / "ynat-v1.1").mkdir(parents=True)
+    assert klue_folder(str(tmp_path / "data")) == str(klue)
+    with caplog.at_level(logging.INFO, logger="corpus.datadir"):
+        assert klue_folder(str(klue)) == str(klue)
+    assert any("the convention is its parent" in r.getMessage() for r in caplog.records)
+    assert klue_folder(None) is None

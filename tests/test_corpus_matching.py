@@ -36,7 +36,7 @@ def _decide(m: Matcher, texts: list[str]):
     return m.match([tokenize(t) for t in texts], texts)
 
 
-def test_exact_after_normalisation_at_any_length():
+def test_exact_after_normalisation_from_exact_min_chars_on():
     res = _decide(
         _matcher(), ["네, 감사합니다!!", "정말재미없는 영화다", "영화 보는 내내 지루했다"]
     )
@@ -45,6 +45,24 @@ def test_exact_after_normalisation_at_any_length():
     # compatibility jamo (as typed in reviews) equal conjoining jamo (NFKC)
     res = _decide(_matcher(), ["개편 잘했네요 \u314b\u314b"])
     assert res.signal == ["exact"] and res.doc[0] == len(BENCH) - 1
+
+
+FORMULAS = ["1.", "①", "네.", "감사합니다.", "안녕하세요."]  # WoS turns, NER fragments
+
+
+def test_formulas_under_exact_min_chars_are_no_evidence_of_a_copy():
+    """``1.``, ``네.``, ``감사합니다.`` equal benchmark sentences but every text has them: an
+    exact match of fewer than `exact_min_chars` (6) characters removes nothing; the same
+    config with the minimum at 1 removes them all, and 6 characters still count."""
+    bench = BENCH + FORMULAS
+    index = BM25Index.build([tokenize(s) for s in bench])
+    keys = [match_key(s) for s in bench]
+    texts = ["1.", "①", "네.", "감사합니다!", "안녕하세요", "네, 감사합니다."]
+    toks = [tokenize(t) for t in texts]
+    res = Matcher(index, keys).match(toks, texts)
+    assert res.signal == ["", "", "", "", "", "exact"]
+    res = Matcher(index, keys, MatchConfig(exact_min_chars=1)).match(toks, texts)
+    assert res.signal == ["exact"] * 6
 
 
 def test_short_look_alikes_are_kept():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import os
 import shutil
 import signal
@@ -91,12 +92,18 @@ def test_prepare_bad_input_raises_or_quarantines(tmp_path):
     assert (out / "quarantine").is_dir()
 
 
-def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
+def test_dedup_removes_benchmark_copies_and_accounts(tmp_path, caplog):
     records = tmp_path / "records"
     prepare.main(["--input", str(RAW), "--output", str(records), "--workers", "1"])
     out = tmp_path / "dedup"
     argv = ["--input", str(records), "--output", str(out), "--benchmark-dir", str(KLUE)]
-    assert dedup.main([*argv, "--workers", "1"]) == 0
+    with caplog.at_level(logging.WARNING, logger="corpus.dedup"):
+        assert dedup.main([*argv, "--workers", "1"]) == 0
+    # what was indexed is in the manifest; the seven absent tasks are named, not skipped quietly
+    bench = json.loads((out / "manifest.json").read_text())["benchmark"]
+    assert bench["tasks"] == {"sts": {"dev": 10}}  # distinct sentences of the 5 pairs
+    assert bench["missing"] == ["ynat", "nli", "ner", "re", "dp", "mrc", "wos"]
+    assert any("no YNAT/NLI/NER/RE/DP/MRC/WOS data" in r.getMessage() for r in caplog.records)
     kept = {r["id"]: r for r in _records(out)}
     removed = {r["id"]: r for r in _records(out / "removed")}
     stats = _stats(out)
@@ -120,7 +127,10 @@ def test_dedup_removes_benchmark_copies_and_accounts(tmp_path):
     # containment only for whole benchmark sentences) only the exact copy is removed; at
     # BM25 0.6 the paraphrase is too.
     assert removed["doc-3-s0"]["signal"] == "overlap" and 0.85 < removed["doc-3-s0"]["score"] < 1
-    common = [*argv[:2], "--benchmark-dir", str(KLUE), "--workers", "1"]
+    # --data-dir takes the parent of klue/, as every command does (the index is the same)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "klue").symlink_to(KLUE.resolve())
+    common = [*argv[:2], "--data-dir", str(tmp_path / "data"), "--workers", "1"]
     common += ["--index-dir", str(out) + ".index"]
     strict, loose = tmp_path / "strict", tmp_path / "loose"
     strict_args = ["--threshold", "0.99", "--overlap-share", "1.0", "--containment", "1.0"]
@@ -216,13 +226,13 @@ def test_dedup_index_fingerprint_follows_symlinked_benchmark_folders(tmp_path):
     files = dedup._benchmark_files(str(klue))
     assert [f["path"] for f in files] == ["klue-sts-v1.1/klue-sts-v1.1_dev.json"]
     index_dir = str(tmp_path / "index")
-    _, fp1 = dedup.load_or_build_index(str(klue), index_dir, "morph")
+    _, fp1, _ = dedup.load_or_build_index(str(klue), index_dir, "morph")
     assert dedup.load_or_build_index(str(klue), index_dir, "morph")[1] == fp1
     dev = real / "klue-sts-v1.1" / "klue-sts-v1.1_dev.json"
     data = json.loads(dev.read_text(encoding="utf-8"))
     data[0]["sentence1"] = "바뀐 벤치마크 문장이 새로 들어왔다."
     dev.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    _, fp2 = dedup.load_or_build_index(str(klue), index_dir, "morph")
+    _, fp2, _ = dedup.load_or_build_index(str(klue), index_dir, "morph")
     assert fp2 != fp1
     keys = json.loads((tmp_path / "index" / dedup.KEYS_FILE).read_text(encoding="utf-8"))
     assert "바뀐벤치마크문장이새로들어왔다" in keys

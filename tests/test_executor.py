@@ -209,3 +209,71 @@ def test_a_worker_that_dies_is_an_error_not_a_hang(tmp_path):
     src = _inputs(tmp_path, 2)
     with pytest.raises(BrokenProcessPool):
         run_stage("toy", [str(src)], str(tmp_path / "a"), dying_shard, {}, workers=2)
+
+
+def interrupting_shard(job: ShardJob) -> dict:
+    """`upper_shard`, except that shards from the third on press Ctrl-C (SIGINT to the whole
+    process group, as a terminal does) once the first two are done, then hang."""
+    if os.environ.get("TOY_INTERRUPT") and job.index >= 2:
+        done = os.path.join(job.output_dir, ".done")
+        import time
+
+        while not all(os.path.exists(os.path.join(done, f"shard-{i:05d}.json")) for i in (0, 1)):
+            time.sleep(0.05)
+        os.killpg(os.getpgid(0), signal.SIGINT)
+        time.sleep(60)  # the executor stops this worker; a test that waits this long failed
+    return upper_shard(job)
+
+
+INTERRUPT_SCRIPT = textwrap.dedent(
+    """
+    import logging, sys
+    sys.path.insert(0, {tests!r})
+    import test_executor as t
+    from corpus.cli import run
+    from corpus.executor import run_stage
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    cfg = {{"min_chars": 10, "on_error": "raise"}}
+    run(lambda: run_stage("toy", [{src!r}], {out!r}, t.interrupting_shard, cfg, workers=2,
+                          force=False) and 0)
+    """
+)
+
+
+def test_ctrl_c_stops_with_one_line_and_the_rerun_resumes(tmp_path):
+    """Ctrl-C: exit 130, one line saying what is kept, no traceback (parent or worker);
+    finished shards kept; the next run says "resuming: 2 of 5 shards done" and ends
+    byte-identical to an uninterrupted run."""
+    src = _inputs(tmp_path, 5)
+    cfg = {"min_chars": 10, "on_error": "raise"}
+    ref = tmp_path / "ref"
+    run_stage("toy", [str(src)], str(ref), interrupting_shard, cfg)
+    out = tmp_path / "out"
+    root = os.path.dirname(os.path.dirname(__file__))
+
+    def launch(interrupt: bool) -> subprocess.CompletedProcess:
+        code = INTERRUPT_SCRIPT.format(tests=os.path.dirname(__file__), src=str(src), out=str(out))
+        env = {k: v for k, v in os.environ.items() if k != "TOY_INTERRUPT"}
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=50,
+            env={**env, "TOY_INTERRUPT": "1"} if interrupt else env,
+            start_new_session=True,  # its own process group: the SIGINT stays inside it
+        )
+
+    first = launch(True)
+    assert first.returncode == 130, first.stderr
+    assert "Traceback" not in first.stderr, first.stderr
+    assert (
+        f"toy: interrupted; 2 of 5 shards done and kept in {out}; "
+        "rerun the same command to resume" in first.stderr.splitlines()
+    )
+    assert not (out / "manifest.json").exists()
+    second = launch(False)
+    assert second.returncode == 0, second.stderr
+    assert "toy: resuming: 2 of 5 shards done" in second.stderr
+    assert _tree(out) == _tree(ref)

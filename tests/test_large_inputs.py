@@ -213,9 +213,10 @@ def test_truncated_archive_skip_mode_keeps_what_was_read(tmp_path, kind):
 def test_mostly_garbage_input_stops_even_in_skip_mode(tmp_path):
     src = tmp_path / "in"
     src.mkdir()
-    rng = __import__("random").Random(0)
-    # binary junk with some newlines: nearly every "line" has a NUL or invalid UTF-8
-    (src / "junk.txt").write_bytes(bytes(rng.randrange(256) for _ in range(200_000)))
+    # Korean text in EUC-KR: every line is invalid UTF-8. (Random bytes are a binary file:
+    # skipped and counted as such in skip mode, tests/test_corpus_progress.py.)
+    text = "".join(f"대한민국 헌법 제{i}조 모든 국민은 법 앞에 평등하다.\n" for i in range(3000))
+    (src / "junk.txt").write_bytes(text.encode("euc-kr"))
     (src / "ok.txt").write_bytes(_text(50))
     with pytest.raises(InputError, match=r"junk\.txt.*--max-quarantine-rate 0\.5"):
         prepare.main(["--input", str(src), "--output", str(tmp_path / "o"), "--workers", "1",

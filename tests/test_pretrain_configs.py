@@ -29,3 +29,26 @@ def test_paper_configs(name):
 def test_tiny_config_runs_without_data_flags():
     c = importlib.import_module("pretrain.configs.tiny").get_config()
     assert c.model in PRESETS and c.data.bootstrap.enabled and not c.data.examples_dir
+
+
+def test_a_paper_config_without_examples_names_the_flag_before_any_work(tmp_path):
+    """README's `pretrain.main --config pretrain/configs/bert_base.py --workdir W` with no
+    examples: a message naming --config.data.examples_dir, not a traceback (pretrain.main
+    prints it and exits 2). The data a config can run on is not refused."""
+    from pretrain.bootstrap import NO_DATA_MESSAGE, data_config_error
+
+    base = importlib.import_module("pretrain.configs.bert_base").get_config()
+    assert data_config_error(base) == NO_DATA_MESSAGE
+    assert "--config.data.examples_dir=DIR" in NO_DATA_MESSAGE
+    base.data.examples_dir = str(tmp_path / "missing")
+    assert "--config.data.examples_dir=" in data_config_error(base)
+    (tmp_path / "ex").mkdir()
+    (tmp_path / "ex" / "manifest.json").write_text("{}")
+    base.data.examples_dir = str(tmp_path / "ex")
+    assert data_config_error(base) is None
+    base.data.examples_dir = "gs://bucket/examples"  # remote: checked when read
+    assert data_config_error(base) is None
+    assert data_config_error(importlib.import_module("pretrain.configs.tiny").get_config()) is None
+    synthetic = importlib.import_module("pretrain.configs.bert_base").get_config()
+    synthetic.data.synthetic = True
+    assert data_config_error(synthetic) is None

@@ -447,3 +447,52 @@ def test_malformed_lines_raise_or_are_quarantined_and_counted(tok_dir, tmp_path)
     assert c["records"] == 38 and c["quarantined_malformed_json"] == 1
     (entry,) = [json.loads(x) for x in next((out / "quarantine").glob("*.jsonl")).open()]
     assert entry["line"] == 4 and "text" not in entry
+
+
+def test_ctrl_c_keeps_finished_shards_and_the_rerun_resumes(tok_dir, tmp_path, monkeypatch):
+    """Ctrl-C in the second of two shards: one line saying 1 of 2 is kept, exit 130 through
+    main; the rerun says "resuming: 1 of 2 shards done" and prints records/s and an ETA."""
+    import pretrain.build_data as bd
+    from corpus.executor import Interrupted
+
+    half = FIXTURE.read_text(encoding="utf-8").splitlines()
+    inputs = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    inputs[0].write_text("\n".join(half[: len(half) // 2]) + "\n", encoding="utf-8")
+    inputs[1].write_text("\n".join(half[len(half) // 2 :]) + "\n", encoding="utf-8")
+    out = tmp_path / "ex"
+    real = bd.build_shard
+
+    def stop_at_second(job):
+        if job["index"] == 1:
+            raise KeyboardInterrupt
+        return real(job)
+
+    kw = {"objective": "roberta", "max_seq_length": 48, "workers": 1, "log": lambda *_: None}
+    with monkeypatch.context() as m:
+        m.setattr(bd, "build_shard", stop_at_second)
+        with pytest.raises(Interrupted) as e:
+            build_examples(tok_dir, inputs, out, **kw)
+    assert str(e.value) == (
+        f"pretrain.build_data: interrupted; 1 of 2 shards done and kept in {out}; "
+        "rerun the same command to resume"
+    )
+    logs: list[str] = []
+    build_examples(tok_dir, inputs, out, **{**kw, "log": logs.append})
+    assert logs[0] == "pretrain.build_data: resuming: 1 of 2 shards done"
+    assert "records/s, ETA" in logs[2] and (out / "manifest.json").exists()
+
+
+def test_main_exits_130_with_one_line_on_ctrl_c(tok_dir, tmp_path, monkeypatch, capsys):
+    import pretrain.build_data as bd
+    from corpus.executor import Interrupted
+
+    def interrupted(*a, **k):
+        raise Interrupted("pretrain.build_data", 3, 40, "OUT")
+
+    monkeypatch.setattr(bd, "build_examples", interrupted)
+    argv = ["--tokenizer", str(tok_dir), "--input", str(FIXTURE), "--output", str(tmp_path)]
+    assert main([*argv, "--objective", "bert"]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "pretrain.build_data: interrupted; 3 of 40 shards done and kept in OUT; "
+        "rerun the same command to resume"
+    ]

@@ -166,7 +166,9 @@ def test_write_hf_folder_files(arch, tokenizer_dir, tmp_path):
     for name, value in reference.items():
         np.testing.assert_array_equal(tensors[name], value)
     card = (out / "README.md").read_text()
-    assert "license: cc-by-sa-4.0" in card and "# test-model" in card
+    # no licence given and none traced: the card claims none
+    assert "license: unknown" in card and "# test-model" in card
+    assert "not pseudonymised" in card
     assert "| steps | 7 |" in card and "Intended use" in card
     assert (out / "vocab.txt").read_bytes() == (tokenizer_dir / "vocab.txt").read_bytes()
     # The exported tokenizer truncates at the model's length, not the tokenizer default.
@@ -218,10 +220,24 @@ def test_export_cli_uses_load_for_export(monkeypatch, tokenizer_dir, tmp_path):
     monkeypatch.setattr(checkpointing, "load_for_export", fake_load)
     monkeypatch.setattr(checkpointing, "export_info", lambda w: {"steps": 3}, raising=False)
     out = tmp_path / "hf"
-    assert export_cli.main(["--workdir", str(tmp_path / "w"), "--output", str(out)]) == 0
+    # the run's examples trace back to a CC BY-SA 3.0 source, prepared and pseudonymised
+    from test_pretrain_provenance import chain
+
+    (tmp_path / "w").mkdir()
+    examples = chain(tmp_path / "data", ["prepare", "pseudonymize"], {"wiki": "CC BY-SA 3.0"})
+    (tmp_path / "w" / "config.json").write_text(json.dumps({"examples_dir": str(examples)}))
+    argv = ["--workdir", str(tmp_path / "w"), "--output", str(out), "--name", "my-ko-bert"]
+    assert export_cli.main(argv) == 0
     assert calls == [(str(tmp_path / "w"), None)]
     assert (out / "model.safetensors").is_file()
-    assert "| steps | 3 |" in (out / "README.md").read_text()
+    card = (out / "README.md").read_text()
+    assert "| steps | 3 |" in card and "# my-ko-bert" in card and "license: cc-by-sa-3.0" in card
+    assert "`wiki`: 1 file(s)" in card and "personal information replaced" in card
+    assert "not decontaminated against the KLUE benchmark" in card
+    assert "The pretraining corpus was pseudonymised" in card
+    out2 = tmp_path / "hf2"
+    assert export_cli.main([*argv[:3], str(out2), "--license", "mit"]) == 0
+    assert "license: mit" in (out2 / "README.md").read_text()
     # Existing output: a clear error and exit code 2, not a traceback.
     assert export_cli.main(["--workdir", "w", "--output", str(out)]) == 2
 

@@ -217,3 +217,58 @@ def test_non_korean_text_trains_a_sensible_vocabulary(tmp_path, method):
     assert "[UNK]" not in enc.tokens
     assert tok.decode(enc.ids) == "tokenizer training vocabulary."
     assert len(enc.tokens) <= 6  # frequent words are (nearly) whole tokens
+
+
+def test_ctrl_c_is_one_line_and_the_rerun_says_it_starts_over(
+    tmp_path, capsys, caplog, monkeypatch
+):
+    """Ctrl-C: exit 130 and one line saying nothing is kept; the next run says it starts
+    again from the beginning (training is one pass), and reports its progress with a rate
+    and an ETA off a terminal."""
+    import logging
+
+    import tokenizer.train as train
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(TEXTS[:1500]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["--input", str(corpus), "--output", str(out), "--vocab", "400", "--workers", "1"]
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(train, "count_units", interrupted)
+        assert main([*args, "--method", "bpe"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "tokenizer.train: interrupted; nothing is kept (training is one pass): the same "
+        "command starts again from the beginning"
+    ]
+    assert (out / train.UNFINISHED).exists() and not (out / "manifest.json").exists()
+    monkeypatch.setenv("CORPUS_PROGRESS_SECONDS", "0")
+    with caplog.at_level(logging.INFO):
+        assert main([*args, "--method", "bpe"]) == 0
+    logs = [r.getMessage() for r in caplog.records]
+    assert any("stopped before it finished" in x and "starts again" in x for x in logs)
+    progress = [x for x in logs if x.startswith("tokenizer.train: words counted: ")]
+    assert progress and "lines (" in progress[0] and "/s), " in progress[0] and "ETA" in progress[0]
+    assert not (out / train.UNFINISHED).exists() and (out / "manifest.json").exists()
+
+
+def test_segmenting_workers_leave_ctrl_c_to_the_parent():
+    import subprocess
+    import sys
+
+    code = (
+        "import os, signal\n"
+        "from tokenizer.morphemes import _init_pool_worker\n"
+        "_init_pool_worker(False)\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "print('alive')\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "alive", proc.stderr

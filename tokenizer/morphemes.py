@@ -31,7 +31,8 @@ import bisect
 import collections
 import multiprocessing
 import re
-from collections.abc import Iterable, Iterator
+import signal
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
 from tokenizer.wordpiece import bert_normalizer, bert_pre_tokenizer, training_unit
@@ -221,8 +222,12 @@ def count_units(
     counts: collections.Counter | None = None,
     char_counts: collections.Counter | None = None,
     max_distinct: int | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> collections.Counter:
     """Counts the training units of `lines` (see `Segmenter.units`), segmenting in parallel.
+
+    `progress` (if given) is called after each chunk is merged (the caller reads how far
+    its `lines` have got).
 
     Only the counts are kept, never the units in order: that is all the BPE
     trainer needs, and it needs no temporary file. `counts` (if given)
@@ -239,20 +244,29 @@ def count_units(
     if workers <= 1:
         _init_worker(morphemes)
         results: Iterable = map(_count_chunk, _chunks(lines, chunk_lines))
-        _merge(results, total, counts, char_counts, max_distinct)
+        _merge(results, total, counts, char_counts, max_distinct, progress)
         return total
     # spawn, never fork: the caller may already run threads (the tokenizers Rust pool of an
     # earlier training, JAX in pretrain's bootstrap), and a forked child of a threaded
     # process can deadlock on a lock held by a thread that does not exist in the child.
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(morphemes,)) as pool:
+    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(morphemes,)) as pool:
         results = pool.imap(_count_chunk, _chunks(lines, chunk_lines), 1)
-        _merge(results, total, counts, char_counts, max_distinct)
+        _merge(results, total, counts, char_counts, max_distinct, progress)
     return total
 
 
-def _merge(results, total, counts, char_counts, max_distinct) -> None:
+def _init_pool_worker(morphemes: bool) -> None:
+    """Pool worker start: Ctrl-C reaches the whole process group, and only the parent acts on
+    it (leaving the pool terminates the workers), so no worker prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init_worker(morphemes)
+
+
+def _merge(results, total, counts, char_counts, max_distinct, progress=None) -> None:
     for units, chunk_counts, chunk_chars in results:
+        if progress is not None:
+            progress()
         total.update(units)
         if counts is not None:
             counts.update(chunk_counts)

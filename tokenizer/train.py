@@ -38,6 +38,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from corpus.progress import AmountProgress
 from tokenizer.alphabet import (
     BASE_CHOICES,
     DEFAULT_COVERAGE,
@@ -60,6 +61,8 @@ from tokenizer.wordpiece import (
 log = logging.getLogger("tokenizer.train")
 
 STAGE = "tokenizer.train"
+#: Left in the output folder while a run is in progress (removed with the manifest written).
+UNFINISHED = ".unfinished.json"
 VERSION = 2
 METHODS = ("morpheme-bpe", "bpe", "sentencepiece-bpe")
 DEFAULT_MIN_CHAR_COUNT = 5
@@ -291,6 +294,7 @@ def train_tokenizer(
                 "choose another --output or pass --force to replace it"
             )
         manifest_path.unlink()  # the folder is incomplete until the new manifest is written
+    _mark_unfinished(out)
 
     counts: collections.Counter = collections.Counter()
     timings = {}
@@ -315,6 +319,8 @@ def train_tokenizer(
     else:
         t0 = time.perf_counter()
         char_counts: collections.Counter = collections.Counter()
+        label = f"{STAGE}: {'morphemes' if method == 'morpheme-bpe' else 'words'} counted"
+        report = AmountProgress(label, source.counts["input_bytes"] * fraction, "lines", logger=log)
         units = count_units(
             source.lines(),
             morphemes=method == "morpheme-bpe",
@@ -322,8 +328,11 @@ def train_tokenizer(
             counts=counts,
             char_counts=char_counts,
             max_distinct=max_distinct_units,
+            progress=lambda: report.update(source.counts["bytes"], source.counts["lines_used"]),
         )
+        report.close()
         timings["segment_s"] = time.perf_counter() - t0
+        log.info("%s: learning BPE merges on %d distinct units", STAGE, len(units))
         _check_not_empty(len(units), counts, source)
         t1 = time.perf_counter()
         chosen = select_alphabet(
@@ -401,6 +410,7 @@ def train_tokenizer(
     tmp_manifest = out / "manifest.json.tmp"
     tmp_manifest.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", "utf-8")
     os.replace(tmp_manifest, manifest_path)
+    (out / UNFINISHED).unlink(missing_ok=True)
     log.info(
         "%s: %d tokens (%s; %d single-character entries) from %d of %d lines, %d bytes "
         "(sample fraction %.4f); count %.1fs, segment %.1fs, train %.1fs",
@@ -417,6 +427,25 @@ def train_tokenizer(
         timings["train_s"],
     )
     return out
+
+
+def _mark_unfinished(out: Path) -> None:
+    """Says so when an earlier run into `out` stopped before its manifest, and marks this one.
+
+    Training is one pass held in memory (counting, then BPE): nothing of a stopped run can
+    be reused, so the user is told the restart is from the beginning rather than left to
+    guess why a rerun takes as long as the first try.
+    """
+    marker = out / UNFINISHED
+    if marker.exists():
+        log.info(
+            "%s: an earlier run into %s stopped before it finished; training is one pass, "
+            "so it starts again from the beginning",
+            STAGE,
+            out,
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"stage": STAGE, "pid": os.getpid()}) + "\n", "utf-8")
 
 
 def _check_not_empty(n: int, counts: collections.Counter, source: Inputs) -> None:
@@ -550,6 +579,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            f"{STAGE}: interrupted; nothing is kept (training is one pass): the same command "
+            "starts again from the beginning",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 

@@ -100,28 +100,45 @@ def sbatch_script(args: argparse.Namespace, extra: list[str], generator: str) ->
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m tpu.gpu", description="Pretraining on GPUs: one host, or Slurm."
+        prog="python -m tpu.gpu",
+        description="Pretraining on GPUs: one host, or Slurm.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="mode", required=True)
-    for mode in ("local", "slurm"):
-        p = sub.add_parser(mode)
-        p.add_argument("--config", required=True)
-        p.add_argument("--workdir", required=True)
-        p.add_argument("--python", default="python")
+    sub = parser.add_subparsers(dest="mode", required=True, metavar="local|slurm")
+    modes = {
+        "local": "run pretrain.main on this host's GPUs",
+        "slurm": "write (and with --submit, sbatch) a Slurm script: one task per node",
+    }
+    for mode, what in modes.items():
+        p = sub.add_parser(mode, help=what, description=what)
+        p.add_argument("--config", required=True, help="pretraining config (pretrain/configs/)")
+        p.add_argument("--workdir", required=True, help="run folder (checkpoints, logs)")
+        p.add_argument("--python", default="python", help="interpreter on the hosts")
         p.add_argument("--dry-run", action="store_true", help="print, run nothing")
     local = sub.choices["local"]
     local.add_argument("--gpus", default="", help="CUDA_VISIBLE_DEVICES (default: all)")
     slurm = sub.choices["slurm"]
-    slurm.add_argument("--nodes", type=int, default=1)
-    slurm.add_argument("--gpus-per-node", type=int, default=8)
-    slurm.add_argument("--cpus-per-task", type=int, default=16)
-    slurm.add_argument("--time", default="48:00:00")
-    slurm.add_argument("--partition", default="")
-    slurm.add_argument("--job-name", default="klue-pretrain")
+    slurm.add_argument("--nodes", type=int, default=1, help="nodes (default %(default)s)")
+    slurm.add_argument(
+        "--gpus-per-node", type=int, default=8, help="GPUs per node (default %(default)s)"
+    )
+    slurm.add_argument(
+        "--cpus-per-task", type=int, default=16, help="CPUs per node task (default %(default)s)"
+    )
+    slurm.add_argument("--time", default="48:00:00", help="time limit (default %(default)s)")
+    slurm.add_argument("--partition", default="", help="Slurm partition (default: the cluster's)")
+    slurm.add_argument("--job-name", default="klue-pretrain", help="default %(default)s")
     slurm.add_argument("--log-dir", default="logs", help="Slurm and per-node logs (shared FS)")
     slurm.add_argument("--repo", default=".", type=Path, help="this project on the nodes")
     slurm.add_argument("--sbatch-file", default="", help="write the script here")
     slurm.add_argument("--submit", action="store_true", help="run sbatch on the script")
+    # the top-level --help shows every mode's options, not only the mode names
+    parser.epilog = (
+        "\n".join(
+            f"{mode}: {sub.choices[mode].format_usage().removeprefix('usage: ')}" for mode in modes
+        )
+        + "\nArguments after -- go to pretrain.main (--config.FIELD=VALUE ...)."
+    )
     return parser
 
 

@@ -14,6 +14,7 @@ xz, bzip2: recognised by their first bytes) are decompressed transparently.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import glob
 import json
 import os
@@ -76,7 +77,14 @@ def detect_format(path: str | os.PathLike) -> str:
     return "text"
 
 
-def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
+def excluded(path: str, patterns: Iterable[str]) -> bool:
+    """Whether `path` matches an ``--exclude`` glob, by file name (``*.png``) or by path
+    (``*/images/*``)."""
+    name = os.path.basename(path)
+    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(path, p) for p in patterns)
+
+
+def expand_inputs(paths: Iterable[str | os.PathLike], exclude: Iterable[str] = ()) -> list[str]:
     """Files named by `paths` (files, folders searched recursively, globs), sorted.
 
     Folder walks skip hidden files and the README/LICENSE/checksum files that
@@ -85,8 +93,10 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
     shards, never ``removed/``, ``quarantine/`` or ``stats.json``; an
     unfinished one is an error, so no stage reads half a corpus. Sorting makes
     shard order, and thus output, deterministic. A path that matches nothing is
-    an error, not an empty corpus.
+    an error, not an empty corpus. Files matching an `exclude` glob (`excluded`)
+    are left out.
     """
+    exclude = list(exclude)
     out: set[str] = set()
     for raw in paths:
         p = os.fspath(raw)
@@ -107,7 +117,7 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
                 out.add(m)
             else:
                 raise FileNotFoundError(f"input {m!r} does not exist")
-    return sorted(out)
+    return sorted(p for p in out if not excluded(p, exclude))
 
 
 def _is_stage_folder(path: str) -> bool:
@@ -171,6 +181,14 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--format", choices=FORMATS, default="auto", help="input format")
     g.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
     g.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    g.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out input files matching GLOB, by name ('*.png') or path ('*/img/*'); "
+        "repeatable",
+    )
 
 
 def reader_config(args: argparse.Namespace) -> dict:
@@ -182,6 +200,8 @@ def reader_config(args: argparse.Namespace) -> dict:
         "text_field": args.text_field,
         "column": int(column) if column and column.isdigit() else column,
     }
+    if getattr(args, "exclude", None):  # only when given: older runs' fingerprints stay valid
+        config["exclude"] = list(args.exclude)
     # input handling options of `corpus.executor.add_executor_arguments`, where present
     for key in ("max_quarantine_rate", "shard_bytes", "hash_inputs"):
         if getattr(args, key, None) is not None:
