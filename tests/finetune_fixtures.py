@@ -16,6 +16,8 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
+
 from corpus.klue import nli as klue_nli
 from corpus.klue import ynat as klue_ynat
 
@@ -196,3 +198,26 @@ def fit_full_batch(
     for _ in range(steps - 1):
         last = float(step(model, opt))
     return model, batch, first, last
+
+
+def write_finetuned(out: Path, task_name: str, model_folder: Path, seed: int = 0) -> Path:
+    """``out/best`` as the trainer writes it (`finetune.trainer._save_best`, the same code)
+    for ``task_name`` on the encoder of ``model_folder``: the head freshly drawn from ``seed``,
+    then every parameter perturbed (biases and LayerNorms non-trivial). Returns ``out/best``."""
+    import jax
+    from flax import nnx
+
+    from finetune import modeling, trainer
+    from finetune.tasks.base import get_task
+
+    task = get_task(task_name)
+    pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
+    model = modeling.build_model(pre, task, seed)
+    params = nnx.state(model, nnx.Param)
+    leaves, tree = jax.tree.flatten(params)
+    rng = np.random.default_rng(seed + 100)  # NumPy: no JAX program to compile per shape
+    noisy = [np.asarray(x) + rng.normal(0, 0.05, x.shape).astype(x.dtype) for x in leaves]
+    scores = {task.metric_key: 12.5}
+    out.mkdir(parents=True, exist_ok=True)
+    trainer._save_best(out, jax.tree.unflatten(tree, noisy), pre, task, 7, scores, [])
+    return out / trainer.BEST_DIR
