@@ -65,15 +65,23 @@ def _read_meta(best: Path) -> dict[str, Any]:
         raise FinetunedLoadError(f"{path}: not valid JSON ({err})") from err
 
 
+def run_config(best: Path) -> dict[str, Any]:
+    """The fine-tuning config of the run ``best/`` belongs to (its ``config.json``'s
+    ``config``), or {} when the folder was moved out of its run."""
+    path = best.parent / "config.json"
+    if not path.is_file():
+        return {}
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")).get("config") or {})
+    except (json.JSONDecodeError, AttributeError) as err:
+        raise FinetunedLoadError(f"{path}: not a fine-tuning run's config.json ({err})") from err
+
+
 def task_options(best: Path, meta: dict[str, Any]) -> dict[str, Any]:
     """The task's constructor options: ``model.json``'s, else the run's ``config.json``'s."""
     if "task_options" in meta:
         return dict(meta["task_options"])
-    config = best.parent / "config.json"
-    if config.is_file():
-        cfg = json.loads(config.read_text(encoding="utf-8"))
-        return dict(cfg.get("task_options") or {})
-    return {}
+    return dict(run_config(best).get("task_options") or {})
 
 
 def load_finetuned(

@@ -94,7 +94,12 @@ class _Classification(KlueTask):
         return _encode(self, examples, ctx, max_seq_length, {"label": self.label_ids(examples)})
 
     def label_ids(self, examples: Sequence[Any]) -> np.ndarray:
-        return np.asarray([self.labels.index(self.gold(ex)) for ex in examples], np.int32)
+        """Label ids; -1 for an example without gold (an unlabelled file to predict: the
+        readers of training data reject a missing or unknown label)."""
+        return np.asarray(
+            [-1 if self.gold(ex) is None else self.labels.index(self.gold(ex)) for ex in examples],
+            np.int32,
+        )
 
     def make_head(self, model_config: Any, rngs: nnx.Rngs) -> nnx.Module:
         return FirstTokenHead(model_config, len(self.labels), rngs=rngs)
