@@ -298,3 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"wrote {out}")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

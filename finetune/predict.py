@@ -215,3 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"wrote {n} predictions to {args.output}")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

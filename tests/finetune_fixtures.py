@@ -200,7 +200,9 @@ def fit_full_batch(
     return model, batch, first, last
 
 
-def write_finetuned(out: Path, task_name: str, model_folder: Path, seed: int = 0) -> Path:
+def write_finetuned(
+    out: Path, task_name: str, model_folder: Path, seed: int = 0, **task_options
+) -> Path:
     """``out/best`` as the trainer writes it (`finetune.trainer._save_best`, the same code)
     for ``task_name`` on the encoder of ``model_folder``: the head freshly drawn from ``seed``,
     then every parameter perturbed (biases and LayerNorms non-trivial). Returns ``out/best``."""
@@ -210,7 +212,7 @@ def write_finetuned(out: Path, task_name: str, model_folder: Path, seed: int = 0
     from finetune import modeling, trainer
     from finetune.tasks.base import get_task
 
-    task = get_task(task_name)
+    task = get_task(task_name, **task_options)
     pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
     model = modeling.build_model(pre, task, seed)
     params = nnx.state(model, nnx.Param)

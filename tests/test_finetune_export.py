@@ -147,3 +147,60 @@ def test_export_errors(encoders, tmp_path, capsys):
     assert export.main(args) == 2 and "not empty" in capsys.readouterr().err
     assert export.main([*args, "--overwrite"]) == 0
     assert not (tmp_path / "full" / "keep").exists()
+
+
+def test_electra_classifier_and_dp_encoder_with_head_file(encoders, tmp_path):
+    """KoELECTRA-like (embeddings 16 -> hidden 32): ElectraForSequenceClassification with our
+    GELU head's weights; DP (no transformers head): the encoder as BertModel + head.json."""
+    from flax import nnx
+    from safetensors.numpy import load_file
+
+    root, folders, data = encoders
+    config = transformers.ElectraConfig(
+        vocab_size=sum(1 for _ in open(root / "tok" / "vocab.txt", encoding="utf-8")),
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    electra = tmp_path / "electra"
+    transformers.ElectraModel(config).save_pretrained(str(electra))
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json"):
+        if (root / "tok" / name).is_file():
+            (electra / name).write_bytes((root / "tok" / name).read_bytes())
+    best = write_finetuned(tmp_path / "ft", "ynat", electra, seed=1)
+    ft = load_finetuned(best, "ynat")
+    folder = export.write_export(ft, tmp_path / "hf")
+    assert json.loads((folder / "config.json").read_text())["embedding_size"] == 16
+    examples = klue.load("ynat", "dev", data)[:3]
+    features = ft.task.encode(examples, encode_context(ft.loaded), LENGTH, False)
+    ours = np.asarray(ft.model(features.arrays)["logits"])
+    pipe = transformers.pipeline("text-classification", model=str(folder), device="cpu")
+    assert type(pipe.model).__name__ == "ElectraForSequenceClassification"
+    inputs = {k: features.arrays[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
+    with torch.no_grad():
+        theirs = pipe.model(**_tensors(inputs)).logits.numpy()
+    assert np.abs(theirs - ours).max() <= 1e-4
+
+    best = write_finetuned(
+        tmp_path / "dp", "dp", folders["bert"], lstm_size=8, arc_space=8, type_space=8, pos_dim=4
+    )
+    ft = load_finetuned(best, "dp")
+    folder = export.write_export(ft, tmp_path / "hf-dp")
+    head = json.loads((folder / "head.json").read_text())
+    assert (
+        head["head_class"] == "finetune.tasks.dp.DpHead" and head["task_options"]["lstm_size"] == 8
+    )
+    arrays = load_file(str(folder / "head.safetensors"))
+    flat = nnx.to_flat_state(nnx.state(ft.model.head, nnx.Param))
+    assert sorted(arrays) == sorted(".".join(map(str, p)) for p, _ in flat)
+    encoder = transformers.AutoModel.from_pretrained(str(folder)).eval()
+    assert type(encoder).__name__ == "BertModel"
+    ids = features.arrays["input_ids"][:, :12] % ft.config.vocab_size
+    mask = np.ones_like(ids)
+    sequence, _ = ft.model.encoder(ids, np.zeros_like(ids), mask)
+    with torch.no_grad():
+        hidden = encoder(**_tensors({"input_ids": ids, "attention_mask": mask})).last_hidden_state
+    assert np.abs(hidden.numpy() - np.asarray(sequence)).max() <= 1e-4
