@@ -17,7 +17,9 @@ WoS's heads also need the training data: ``--data-dir``).
 The encoding is the trainer's: the task's ``encode`` with the run's ``max_seq_length`` (from
 the run's ``config.json`` beside ``best/``; ``--max-seq-length`` when the folder was moved),
 the model in float32 without dropout, batches padded with weight-0 rows (dropped). The same
-model and file give byte-identical output. Exit status: 0 written, 2 bad input.
+model, file and ``--batch-size`` give byte-identical output (another batch size compiles
+another program: STS scores may then differ in the last float bits).
+Exit status: 0 written, 2 bad input.
 """
 
 from __future__ import annotations
