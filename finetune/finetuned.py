@@ -122,31 +122,33 @@ def load_finetuned(
 
 
 def _restore(best: Path, config: ModelConfig, task: Any) -> FinetuneModel:
-    """`FinetuneModel` with the parameters of ``best/params`` (on the host)."""
+    """`FinetuneModel` with the parameters of ``best/params`` (on the host).
+
+    The model is built abstractly (`nnx.eval_shape`: no initialisation is computed, only
+    shapes), its parameters restored into that structure, its other state (RNG keys) made
+    concrete (`pretrain.models.concrete_rest`)."""
     import jax
     import orbax.checkpoint as ocp
     from flax import nnx
 
     from finetune.pretrained import _host_device
+    from pretrain.models import concrete_rest
 
     def fresh() -> FinetuneModel:
         # BERT always carries its pooler (loaded or freshly drawn); RoBERTa and ELECTRA none.
         return FinetuneModel(config, task, add_pooler=config.arch == "bert", rngs=nnx.Rngs(0))
 
     with jax.default_device(_host_device()):
-        model = fresh()
-        abstract = jax.tree.map(
-            lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), nnx.state(model, nnx.Param)
-        )
+        graphdef, abstract, rest = nnx.split(nnx.eval_shape(fresh), nnx.Param, ...)
+        target = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), abstract)
         try:
             with ocp.StandardCheckpointer() as ckptr:
-                params = ckptr.restore((best / "params").absolute(), abstract)
+                params = ckptr.restore((best / "params").absolute(), target)
         except (ValueError, KeyError, FileNotFoundError) as err:
             raise FinetunedLoadError(
                 f"{best / 'params'}: does not match the model of {MODEL_JSON} ({err})"
             ) from err
-        nnx.update(model, params)
-    return model
+        return nnx.merge(graphdef, params, concrete_rest(rest))
 
 
 def encode_context(loaded: LoadedModel) -> Any:

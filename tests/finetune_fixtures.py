@@ -204,20 +204,30 @@ def write_finetuned(
     out: Path, task_name: str, model_folder: Path, seed: int = 0, **task_options
 ) -> Path:
     """``out/best`` as the trainer writes it (`finetune.trainer._save_best`, the same code)
-    for ``task_name`` on the encoder of ``model_folder``: the head freshly drawn from ``seed``,
-    then every parameter perturbed (biases and LayerNorms non-trivial). Returns ``out/best``."""
+    for ``task_name`` on the encoder of ``model_folder`` (every weight then perturbed, so
+    biases and LayerNorms are not trivial). The head is drawn from ``N(0, 0.05)`` with NumPy
+    on an abstract model (`nnx.eval_shape`): no JAX initialiser runs, which keeps large heads
+    (DP's LSTMs) cheap. Returns ``out/best``."""
     import jax
     from flax import nnx
 
     from finetune import modeling, trainer
     from finetune.tasks.base import get_task
+    from pretrain.models import concrete_rest
 
     task = get_task(task_name, **task_options)
     pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
-    model = modeling.build_model(pre, task, seed)
-    params = nnx.state(model, nnx.Param)
-    leaves, tree = jax.tree.flatten(params)
-    rng = np.random.default_rng(seed + 100)  # NumPy: no JAX program to compile per shape
+    pooler = pre.encoder.pooler is not None
+
+    def fresh():
+        return modeling.FinetuneModel(pre.config, task, add_pooler=pooler, rngs=nnx.Rngs(seed))
+
+    rng = np.random.default_rng(seed + 100)
+    graphdef, abstract, rest = nnx.split(nnx.eval_shape(fresh), nnx.Param, ...)
+    drawn = jax.tree.map(lambda x: rng.normal(0, 0.05, x.shape).astype(x.dtype), abstract)
+    model = nnx.merge(graphdef, drawn, concrete_rest(rest))
+    nnx.update(model.encoder, pre.params)
+    leaves, tree = jax.tree.flatten(nnx.state(model, nnx.Param))
     noisy = [np.asarray(x) + rng.normal(0, 0.05, x.shape).astype(x.dtype) for x in leaves]
     scores = {task.metric_key: 12.5}
     out.mkdir(parents=True, exist_ok=True)
