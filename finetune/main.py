@@ -5,7 +5,7 @@
         [--seeds N]
 
 ``--model``: a pretraining workdir (newest checkpoint), a folder of ``python -m
-pretrain.export``, or a Hugging Face BERT/RoBERTa folder. ``--config`` defaults to
+pretrain.export``, or a Hugging Face BERT/RoBERTa/XLM-R/ELECTRA folder. ``--config`` defaults to
 ``finetune/configs/<task>.py``; with ``--task all`` (or a comma-separated list) each task uses
 its own config, and ``--config finetune/configs/common.py[:tiny]`` plus ``--config.FIELD=VALUE``
 change the given fields of every task (one task's options:

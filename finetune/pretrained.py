@@ -6,8 +6,10 @@
   or ``WORKDIR/checkpoints/<step>`` for a given one); the tokenizer is the folder the run
   recorded (``tokenizer_dir`` overrides it);
 * a folder written by ``python -m pretrain.export``;
-* any Hugging Face BERT/RoBERTa folder with ``config.json``, ``model.safetensors`` (or a
-  sharded ``model.safetensors.index.json``) and a tokenizer (``tokenizer.json``, or
+* any Hugging Face BERT, RoBERTa, XLM-R or ELECTRA-discriminator folder (KLUE-BERT/RoBERTa,
+  multilingual BERT, KR-BERT, XLM-R, KoELECTRA: `pretrain.hf_layouts`) with ``config.json``,
+  ``model.safetensors`` (or a sharded ``model.safetensors.index.json``, or
+  ``pytorch_model.bin``, converted with torch) and a tokenizer (``tokenizer.json``, or
   ``vocab.txt`` with the WordPiece settings of ``tokenizer_config.json``).
 
 Folders are imported with `pretrain.hf_export.load_hf_encoder`, the inverse of the export's
@@ -345,7 +347,7 @@ def load_encoder(
             except (FileNotFoundError, ValueError) as err:
                 raise ModelLoadError(str(err)) from err
         tok, ids = load_tokenizer(tok_dir, config.type_vocab_size)
-        if config.arch == "bert" and ids["pad"] != config.pad_token_id:
+        if config.arch != "roberta" and ids["pad"] != config.pad_token_id:
             # BERT's position ids do not depend on the pad id; the tokenizer's is the one in use.
             config = config.replace(pad_token_id=ids["pad"])
             encoder = _rebuilt(encoder, config)

@@ -491,6 +491,8 @@ def _save_best(
         best / "model.json",
         {
             "task": task.name,
+            # The task's constructor options (flat scalars), so best/ alone rebuilds the task.
+            "task_options": dict(getattr(task, "options", ())),
             "step": step,
             "model_config": pre.config.to_dict(),
             "special_ids": pre.special_ids,

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import save_file
 
+from pretrain import hf_layouts
 from pretrain.masking import SPECIAL_TOKENS
 from pretrain.models import Encoder, ModelConfig, PretrainingModel, count_params
 
@@ -95,8 +96,9 @@ def _layer_norm(prefix: str, norm: Any) -> ParamMap:
 
 def encoder_param_map(encoder: Encoder) -> ParamMap:
     """Every parameter of an `Encoder` (embeddings, layers, pooler if it has one) with its
-    transformers name under ``bert.``/``roberta.``: the part pretraining and fine-tuning share."""
-    base = "bert" if encoder.config.arch == "bert" else "roberta"
+    transformers name under ``bert.``/``roberta.``/``electra.``: the part pretraining and
+    fine-tuning share."""
+    base = hf_layouts.BASE_PREFIX[encoder.config.arch]
     emb = encoder.embeddings
     out: ParamMap = [
         (f"{base}.embeddings.word_embeddings.weight", emb.word_embeddings.embedding, False),
@@ -108,6 +110,8 @@ def encoder_param_map(encoder: Encoder) -> ParamMap:
         ),
     ]
     out += _layer_norm(f"{base}.embeddings.LayerNorm", emb.layer_norm)
+    if encoder.embedding_projection is not None:
+        out += _linear(f"{base}.embeddings_project", encoder.embedding_projection)
     for i, layer in enumerate(encoder.layers):
         p = f"{base}.encoder.layer.{i}"
         out += _linear(f"{p}.attention.self.query", layer.attention.query)
@@ -527,10 +531,9 @@ HEAD_PREFIXES = ("cls.", "lm_head.", "bert.pooler.", "roberta.pooler.")
 
 
 def config_from_hf(hf: dict[str, Any], *, dtype: str = "bfloat16") -> ModelConfig:
-    """`ModelConfig` from a transformers BERT/RoBERTa ``config.json`` dict."""
-    arch = hf.get("model_type")
-    if arch not in ("bert", "roberta"):
-        raise ValueError(f"model_type must be 'bert' or 'roberta', got {arch!r}")
+    """`ModelConfig` from a transformers ``config.json`` dict (BERT, RoBERTa, XLM-R, ELECTRA:
+    `pretrain.hf_layouts`)."""
+    arch = hf_layouts.arch_of(hf)
     if hf.get("hidden_act", "gelu") != "gelu":
         raise ValueError(f"only hidden_act 'gelu' (exact) is supported, got {hf['hidden_act']!r}")
     if hf.get("position_embedding_type", "absolute") != "absolute":
@@ -549,6 +552,7 @@ def config_from_hf(hf: dict[str, Any], *, dtype: str = "bfloat16") -> ModelConfi
         layer_norm_eps=float(hf.get("layer_norm_eps", 1e-12)),
         initializer_range=float(hf.get("initializer_range", 0.02)),
         pad_token_id=int(hf.get("pad_token_id") or 0),
+        embedding_size=hf_layouts.embedding_size(hf),
         dtype=dtype,
     )
 
@@ -578,7 +582,9 @@ class HFTensors(Mapping[str, np.ndarray]):
 
 
 def read_hf_tensors(folder: str | os.PathLike) -> HFTensors:
-    """The tensors of ``model.safetensors`` (or its sharded index), read lazily as NumPy."""
+    """The tensors of ``model.safetensors`` (or its sharded index), read lazily as NumPy; a
+    folder with only ``pytorch_model.bin`` is converted first
+    (`hf_layouts.converted_safetensors`)."""
     from safetensors import safe_open
 
     folder = Path(folder)
@@ -590,9 +596,7 @@ def read_hf_tensors(folder: str | os.PathLike) -> HFTensors:
         weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
         files = [folder / name for name in sorted(set(weight_map.values()))]
     else:
-        raise FileNotFoundError(
-            f"{folder} has no model.safetensors (convert PyTorch .bin weights to safetensors)"
-        )
+        files = hf_layouts.converted_safetensors(folder)
     where: dict[str, tuple[Path, str]] = {}
     for path in files:
         try:
@@ -609,7 +613,7 @@ def _normalise_names(tensors: HFTensors, base: str) -> HFTensors:
     def rename(name: str) -> str:
         name = name.replace("LayerNorm.gamma", "LayerNorm.weight")
         name = name.replace("LayerNorm.beta", "LayerNorm.bias")
-        if name.startswith(("embeddings.", "encoder.", "pooler.")):
+        if name.startswith(hf_layouts.BASE_MODEL_NAMES):
             name = f"{base}.{name}"
         return name
 
@@ -702,20 +706,20 @@ def load_hf_folder(
 def load_hf_encoder(
     folder: str | os.PathLike, *, dtype: str = "float32", seed: int = 0
 ) -> tuple[ModelConfig, Encoder, list[str]]:
-    """The `Encoder` of a transformers BERT/RoBERTa folder, for fine-tuning.
+    """The `Encoder` of a transformers BERT/RoBERTa/XLM-R/ELECTRA folder, for fine-tuning.
 
     Returns ``(config, encoder, fresh)``: every embedding and layer weight must be in the
     folder; BERT's pooler is taken when present and otherwise freshly initialised (from
     ``seed``), as transformers does for ``BertForSequenceClassification`` from a
-    ``BertForMaskedLM`` checkpoint; ``fresh`` names such weights. RoBERTa gets no pooler
-    (transformers' RoBERTa task heads do not use it). Pretraining heads (MLM, NSP), tied or
-    not, are ignored.
+    ``BertForMaskedLM`` checkpoint; ``fresh`` names such weights. RoBERTa and ELECTRA get no
+    pooler (transformers' RoBERTa and ELECTRA task heads do not use it). Pretraining heads
+    (MLM, NSP, ELECTRA's discriminator head), tied or not, are ignored.
     """
     from flax import nnx
 
     folder = Path(folder)
     config = read_hf_config(folder, dtype=dtype)
-    base = "bert" if config.arch == "bert" else "roberta"
+    base = hf_layouts.BASE_PREFIX[config.arch]
     tensors = _normalise_names(read_hf_tensors(folder), base)
     encoder = Encoder(config, rngs=nnx.Rngs(params=seed, dropout=seed + 1))
     missing = _assign(folder, tensors, encoder_param_map(encoder))

@@ -44,7 +44,9 @@ from flax import nnx
 
 from pretrain.masking import default_max_predictions
 
-ARCHS = ("bert", "roberta")
+# "electra" is an ELECTRA discriminator imported for fine-tuning (KoELECTRA): BERT's layout
+# (position ids 0 .. L-1, two token types) without a pooler; it has no pretraining heads here.
+ARCHS = ("bert", "roberta", "electra")
 DTYPES = ("bfloat16", "float32")
 # Attention kernels: "xla" is the einsum path below (float32 scores); "fused" is
 # jax.nn.dot_product_attention (cuDNN flash attention on a GPU in bfloat16, XLA's fused path
@@ -95,6 +97,10 @@ class ModelConfig:
     # pass stacks them, which costs one copy of the encoder weights. Numerics unchanged.
     scan_layers: bool = False
     attention: str = "xla"  # one of ATTENTIONS
+    # Width of the embedding tables when it differs from hidden_size (ELECTRA-small: 128 vs
+    # 256): the embeddings (and their LayerNorm) are this wide and a dense layer projects them
+    # to hidden_size, as transformers' ElectraModel.embeddings_project. None: hidden_size.
+    embedding_size: int | None = None
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHS:
@@ -116,10 +122,17 @@ class ModelConfig:
                 "attention='fused' has no attention-probability dropout: set "
                 "--config.model_overrides.attention_dropout=0 (or use attention='xla')"
             )
+        if self.embedding_size is not None and self.embedding_size <= 0:
+            raise ValueError(f"embedding_size must be positive, got {self.embedding_size}")
         if not 0 <= self.pad_token_id < self.vocab_size:
             raise ValueError(f"pad_token_id {self.pad_token_id} outside the vocabulary")
         if self.arch == "roberta" and self.max_position_embeddings <= self.pad_token_id + 1:
             raise ValueError("roberta needs max_position_embeddings > pad_token_id + 1")
+
+    @property
+    def embedding_width(self) -> int:
+        """Width of the embedding tables (``embedding_size``, else ``hidden_size``)."""
+        return self.embedding_size or self.hidden_size
 
     @property
     def head_dim(self) -> int:
@@ -212,9 +225,9 @@ def _linear(config: ModelConfig, n_in: int, n_out: int, rngs: nnx.Rngs) -> nnx.L
     )
 
 
-def _layer_norm(config: ModelConfig, rngs: nnx.Rngs) -> nnx.LayerNorm:
+def _layer_norm(config: ModelConfig, rngs: nnx.Rngs, size: int | None = None) -> nnx.LayerNorm:
     return nnx.LayerNorm(
-        config.hidden_size,
+        size or config.hidden_size,
         epsilon=config.layer_norm_eps,
         dtype=_dtype(config.dtype),
         param_dtype=_dtype(config.param_dtype),
@@ -226,7 +239,7 @@ def _layer_norm(config: ModelConfig, rngs: nnx.Rngs) -> nnx.LayerNorm:
 def _embed(config: ModelConfig, n: int, rngs: nnx.Rngs, zero_row: int | None) -> nnx.Embed:
     embed = nnx.Embed(
         n,
-        config.hidden_size,
+        config.embedding_width,
         dtype=_dtype(config.dtype),
         param_dtype=_dtype(config.param_dtype),
         embedding_init=_normal(config),
@@ -245,7 +258,7 @@ def gelu(x: jax.Array) -> jax.Array:
 def position_ids(config: ModelConfig, input_ids: jax.Array) -> jax.Array:
     """Position ids as Hugging Face computes them for this architecture (see module doc)."""
     batch, length = input_ids.shape
-    if config.arch == "bert":
+    if config.arch != "roberta":
         return jnp.broadcast_to(jnp.arange(length, dtype=jnp.int32), (batch, length))
     real = (input_ids != config.pad_token_id).astype(jnp.int32)
     return jnp.cumsum(real, axis=1) * real + config.pad_token_id
@@ -265,7 +278,7 @@ class Embeddings(nnx.Module):
             zero_row=pad if config.arch == "roberta" else None,
         )
         self.token_type_embeddings = _embed(config, config.type_vocab_size, rngs, zero_row=None)
-        self.layer_norm = _layer_norm(config, rngs)
+        self.layer_norm = _layer_norm(config, rngs, config.embedding_width)
         self.dropout = nnx.Dropout(config.hidden_dropout, rngs=rngs)
 
     def __call__(self, input_ids, token_type_ids, *, deterministic: bool, rngs=None):
@@ -394,12 +407,16 @@ def _scan_layers(config: ModelConfig, layers, x, attention_mask, rngs, determini
 class Encoder(nnx.Module):
     """Embeddings, the encoder stack and (BERT) the tanh pooler; reusable for fine-tuning.
 
+    With ``config.embedding_size`` set and unequal to ``hidden_size`` a dense layer
+    (``embedding_projection``) maps the embeddings to the hidden width (ELECTRA).
     Returns ``(sequence_output [B, L, H] in the compute dtype, pooled [B, H] or None)``.
     """
 
     def __init__(self, config: ModelConfig, *, rngs: nnx.Rngs, add_pooler: bool | None = None):
         self.config = config
         self.embeddings = Embeddings(config, rngs=rngs)
+        width, h = config.embedding_width, config.hidden_size
+        self.embedding_projection = _linear(config, width, h, rngs) if width != h else None
         self.layers = nnx.List([EncoderLayer(config, rngs=rngs) for _ in range(config.num_layers)])
         if add_pooler is None:
             add_pooler = config.arch == "bert"
@@ -410,6 +427,8 @@ class Encoder(nnx.Module):
         self, input_ids, token_type_ids, attention_mask, *, deterministic: bool = True, rngs=None
     ):
         x = self.embeddings(input_ids, token_type_ids, deterministic=deterministic, rngs=rngs)
+        if self.embedding_projection is not None:
+            x = self.embedding_projection(x)
         if self.config.scan_layers:
             x = _scan_layers(self.config, self.layers, x, attention_mask, rngs, deterministic)
         else:
@@ -431,6 +450,11 @@ class PretrainingModel(nnx.Module):
     """
 
     def __init__(self, config: ModelConfig, *, rngs: nnx.Rngs):
+        if config.arch == "electra" or config.embedding_width != config.hidden_size:
+            raise ValueError(
+                "ELECTRA encoders and embedding projections are for fine-tuning only "
+                "(the MLM decoder is tied to hidden-wide word embeddings)"
+            )
         self.config = config
         h = config.hidden_size
         self.encoder = Encoder(config, rngs=rngs)

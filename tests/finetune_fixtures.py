@@ -16,6 +16,8 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
+
 from corpus.klue import nli as klue_nli
 from corpus.klue import ynat as klue_ynat
 
@@ -196,3 +198,38 @@ def fit_full_batch(
     for _ in range(steps - 1):
         last = float(step(model, opt))
     return model, batch, first, last
+
+
+def write_finetuned(
+    out: Path, task_name: str, model_folder: Path, seed: int = 0, **task_options
+) -> Path:
+    """``out/best`` as the trainer writes it (`finetune.trainer._save_best`, the same code)
+    for ``task_name`` on the encoder of ``model_folder`` (every weight then perturbed, so
+    biases and LayerNorms are not trivial). The head is drawn from ``N(0, 0.05)`` with NumPy
+    on an abstract model (`nnx.eval_shape`): no JAX initialiser runs, which keeps large heads
+    (DP's LSTMs) cheap. Returns ``out/best``."""
+    import jax
+    from flax import nnx
+
+    from finetune import modeling, trainer
+    from finetune.tasks.base import get_task
+    from pretrain.models import concrete_rest
+
+    task = get_task(task_name, **task_options)
+    pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
+    pooler = pre.encoder.pooler is not None
+
+    def fresh():
+        return modeling.FinetuneModel(pre.config, task, add_pooler=pooler, rngs=nnx.Rngs(seed))
+
+    rng = np.random.default_rng(seed + 100)
+    graphdef, abstract, rest = nnx.split(nnx.eval_shape(fresh), nnx.Param, ...)
+    drawn = jax.tree.map(lambda x: rng.normal(0, 0.05, x.shape).astype(x.dtype), abstract)
+    model = nnx.merge(graphdef, drawn, concrete_rest(rest))
+    nnx.update(model.encoder, pre.params)
+    leaves, tree = jax.tree.flatten(nnx.state(model, nnx.Param))
+    noisy = [np.asarray(x) + rng.normal(0, 0.05, x.shape).astype(x.dtype) for x in leaves]
+    scores = {task.metric_key: 12.5}
+    out.mkdir(parents=True, exist_ok=True)
+    trainer._save_best(out, jax.tree.unflatten(tree, noisy), pre, task, 7, scores, [])
+    return out / trainer.BEST_DIR

@@ -3,7 +3,8 @@
 As in the KLUE paper §5.1 and the baseline's ``AutoModelForSequenceClassification``: the
 head reads the first token ([CLS]). For BERT it takes the pretrained pooler's output (dense +
 tanh on [CLS]), then dropout and a linear layer, as ``BertForSequenceClassification``; for
-RoBERTa (no pooler) it is ``RobertaClassificationHead``: dropout, dense, tanh, dropout, linear.
+RoBERTa (no pooler) it is ``RobertaClassificationHead``: dropout, dense, tanh, dropout, linear;
+for ELECTRA ``ElectraClassificationHead``, the same with GELU in place of tanh.
 
 * YNAT: the news ``title`` alone; cross-entropy over `corpus.klue.ynat.LABELS`; macro F1.
 * NLI: ``premise`` [SEP] ``hypothesis``; cross-entropy over `corpus.klue.nli.LABELS`; accuracy.
@@ -32,6 +33,7 @@ from finetune.tasks.base import (
     register,
     stack_rows,
 )
+from pretrain import models
 
 
 def head_linear_kwargs(config: Any, rngs: nnx.Rngs) -> dict[str, Any]:
@@ -51,8 +53,10 @@ class FirstTokenHead(nnx.Module):
     def __init__(self, config: Any, num_outputs: int, *, rngs: nnx.Rngs):
         h = config.hidden_size
         kw = head_linear_kwargs(config, rngs)
-        # BERT reads the encoder's pooler; RoBERTa has none and gets its own dense + tanh.
+        # BERT reads the encoder's pooler; RoBERTa has none and gets its own dense + tanh,
+        # ELECTRA dense + GELU (transformers' ElectraClassificationHead).
         self.dense = nnx.Linear(h, h, **kw) if config.arch != "bert" else None
+        self.activation = models.gelu if config.arch == "electra" else jnp.tanh
         self.out = nnx.Linear(h, num_outputs, **kw)
         self.dropout = nnx.Dropout(config.hidden_dropout, rngs=rngs)
 
@@ -63,7 +67,7 @@ class FirstTokenHead(nnx.Module):
             x = sequence[:, 0]
             if self.dense is not None:
                 x = self.dropout(x, deterministic=deterministic, rngs=rngs)
-                x = jnp.tanh(self.dense(x))
+                x = self.activation(self.dense(x))
         x = self.dropout(x, deterministic=deterministic, rngs=rngs)
         return {"logits": self.out(x).astype(jnp.float32)}
 
@@ -90,7 +94,12 @@ class _Classification(KlueTask):
         return _encode(self, examples, ctx, max_seq_length, {"label": self.label_ids(examples)})
 
     def label_ids(self, examples: Sequence[Any]) -> np.ndarray:
-        return np.asarray([self.labels.index(self.gold(ex)) for ex in examples], np.int32)
+        """Label ids; -1 for an example without gold (an unlabelled file to predict: the
+        readers of training data reject a missing or unknown label)."""
+        return np.asarray(
+            [-1 if self.gold(ex) is None else self.labels.index(self.gold(ex)) for ex in examples],
+            np.int32,
+        )
 
     def make_head(self, model_config: Any, rngs: nnx.Rngs) -> nnx.Module:
         return FirstTokenHead(model_config, len(self.labels), rngs=rngs)
