@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bench import device, device_report
+from bench.device import report as device_report
+from bench.device import runner as device
 
 
 def _child(code: str) -> list[str]:

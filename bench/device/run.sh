@@ -1,27 +1,27 @@
 #!/usr/bin/env bash
 # On the lent GPU: install the carried wheels the image lacks, then run `python -m bench.device`.
 #
-#   bash bench/device.sh --results "$OUT" [bench.device options]
+#   bash bench/device/run.sh --results "$OUT" [bench.device options]
 #
 # device.json and device.md go to --results (rewritten after every phase, so a run stopped from
 # outside still returns them); checkpoints, model folders and phase logs stay in WORK
 # (default /tmp/bench-device), too large to come back.
 # The image's python3 (its own jax, flax, torch, transformers; KINDS.md) runs the code; only the
-# packages in .device/wheels/ (bench/device_bundle.py DEVICE_WHEELS) are added, into /tmp/site,
+# packages in .device/wheels/ (bench/device/bundle.py DEVICE_WHEELS) are added, into /tmp/site,
 # without dependencies and without touching the image's own. Which packages were missing, and
 # every version used, is recorded by the env phase. Exit status: bench.device's (0: all ok).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 BUNDLE=${BUNDLE:-.device}
 PY=${PYTHON:-python3}
 if [ ! -f "$BUNDLE/bundle.json" ]; then
-  echo "bench/device.sh: no $BUNDLE/bundle.json: build it with python -m bench.device_bundle" >&2
+  echo "bench/device/run.sh: no $BUNDLE/bundle.json: build it with python -m bench.device.bundle" >&2
   exit 2
 fi
 SITE=/tmp/site
 if ls "$BUNDLE"/wheels/*.whl >/dev/null 2>&1; then
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target "$SITE" "$BUNDLE"/wheels/*.whl || { echo "bench/device.sh: wheel install failed" >&2; exit 2; }
+    --target "$SITE" "$BUNDLE"/wheels/*.whl || { echo "bench/device/run.sh: wheel install failed" >&2; exit 2; }
 fi
 export PYTHONPATH="$PWD:$SITE${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1

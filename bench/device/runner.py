@@ -1,10 +1,10 @@
 """One prepared accelerator check: every figure the benchmarks could only estimate, in 8 minutes.
 
-    python -m bench.device_bundle --output .device    # here, once: data, tokenizer, wheels
-    bash bench/device.sh --results "$OUT"              # on the lent GPU (docs/bench_device.md)
+    python -m bench.device.bundle --output .device    # here, once: data, tokenizer, wheels
+    bash bench/device/run.sh --results "$OUT"              # on the lent GPU (docs/bench_device.md)
     python -m bench.device --smoke --output /tmp/dev   # CPU, tiny shapes
 
-Phases (`bench.device_phases`), in this order, each with its own time budget (`PHASES`, seconds
+Phases (`bench.device.phases`), in this order, each with its own time budget (`PHASES`, seconds
 of the whole run's ``--total-s``):
 
 1. ``env``: device kind and count, memory, driver (``nvidia-smi``), Python and package
@@ -42,7 +42,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import device_bundle
+from bench.device import bundle as device_bundle
 
 RESULTS = "device.json"
 MARKDOWN = "device.md"
@@ -107,7 +107,7 @@ def _write_json(path: Path, obj: object) -> None:
 
 def write_results(results: dict, out: Path) -> None:
     """device.json and device.md, atomically (a reader never sees half a file)."""
-    from bench.device_report import render
+    from bench.device.report import render
 
     _write_json(out / RESULTS, results)
     tmp = out / (MARKDOWN + ".tmp")
@@ -154,7 +154,7 @@ def run_child(cmd: list[str], budget: float, partial: Path) -> dict:
 
 
 def run_in_process(ctx: Context) -> dict:
-    from bench import device_phases
+    from bench.device import phases as device_phases
 
     start = time.time()
     try:
@@ -172,7 +172,7 @@ def run_in_process(ctx: Context) -> dict:
 
 def run_phase_child(args: argparse.Namespace) -> int:
     """``--phase NAME`` (in a child): runs it, writes ``phase-NAME.json`` with the result."""
-    from bench import device_phases
+    from bench.device import phases as device_phases
 
     results = json.loads((Path(args.output) / RESULTS).read_text())
     ctx = Context(args, results, args.deadline, args.phase)
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (Path(args.bundle) / "bundle.json").is_file():
         print(
             f"bench.device: no bundle at {args.bundle}: build it first with "
-            "`python -m bench.device_bundle` (docs/bench_device.md)",
+            "`python -m bench.device.bundle` (docs/bench_device.md)",
             file=sys.stderr,
         )
         return 2

@@ -1,8 +1,8 @@
 """What `python -m bench.device` needs on a lent machine that reaches no network: ``.device/``.
 
-    python -m bench.device_bundle [--data-dir D] [--output .device] [--wiki-files 40]
+    python -m bench.device.bundle [--data-dir D] [--output .device] [--wiki-files 40]
         [--vocab 32000] [--no-wheels]
-    python -m bench.device_bundle --smoke --output /tmp/bundle   # seconds: the repo's own data
+    python -m bench.device.bundle --smoke --output /tmp/bundle   # seconds: the repo's own data
 
 The device tool copies the working tree (tracked and untracked-not-ignored files) and the
 ignored paths named in ``carry``, 64 MiB in all, and nothing beside it: not ``../shared/data``,
@@ -42,7 +42,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ".device"  # the folder, relative to the repository root, that travels in ``carry``
 CARRY_LIMIT = 64 * 2**20  # what the device tool moves: working tree + carried paths
 #: Packages the device image (KINDS.md's list, 2026-11-17) lacks and our code imports there:
@@ -218,7 +218,7 @@ def build(args: argparse.Namespace) -> dict[str, object]:
         "code_digest": code_digest(),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "smoke": bool(args.smoke),
-        "command": "python -m bench.device_bundle " + " ".join(args.argv),
+        "command": "python -m bench.device.bundle " + " ".join(args.argv),
         "vocab_size": vocab,
         "pretrain_inputs": _inputs(train_files),
         "heldout_input": _inputs([held])[0],
@@ -245,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     from corpus.datadir import add_data_dir_argument
 
     p = argparse.ArgumentParser(
-        prog="python -m bench.device_bundle", description=__doc__.split("\n")[0]
+        prog="python -m bench.device.bundle", description=__doc__.split("\n")[0]
     )
     add_data_dir_argument(p)
     p.add_argument("--output", default=str(REPO_ROOT / BUNDLE))
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv
     info = build(args)
     size = sum(info["bytes"].values()) / 2**20
-    print(f"bench.device_bundle: wrote {args.output} ({size:.1f} MiB; {info['bytes']})")
+    print(f"bench.device.bundle: wrote {args.output} ({size:.1f} MiB; {info['bytes']})")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The phases of `bench.device`: each takes a `bench.device.Context` and returns its result.
+"""The phases of `bench.device`: each takes a `bench.device.runner.Context` and returns its result.
 
 Every phase calls the code a user runs (`bench.pretrain`, `pretrain.train.train_and_evaluate`,
 `finetune.main.run_all`, `bench.input_pipeline.time_loader`, `bench.finetune`), never a copy
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import device_bundle
+from bench.device import bundle as device_bundle
 
 #: Distributions whose versions the env phase records (the device image's are not our pins).
 PACKAGES = ("jax", "jaxlib", "jax-cuda13-plugin", "jax-cuda12-plugin", "flax", "optax")
@@ -269,7 +269,7 @@ def finetune(ctx) -> dict[str, Any]:
 
 def _partial_of(ctx, phase: str) -> dict[str, Any]:
     """What a phase that was stopped had saved (its partial file), else {}."""
-    from bench.device import PARTIAL
+    from bench.device.runner import PARTIAL
 
     path = ctx.out / PARTIAL.format(phase)
     saved = json.loads(path.read_text()) if path.is_file() else {}
