@@ -236,7 +236,10 @@ def finetune(ctx) -> dict[str, Any]:
     from finetune import main as finetune_main
 
     earlier = ctx.earlier("pretrain") or _partial_of(ctx, "pretrain")
-    arms = {"pretrained": earlier.get("workdir"), "random": earlier.get("random_init")}
+    workdir = earlier.get("workdir")
+    if workdir is None and (ctx.out / "pretrain_run" / "checkpoints").is_dir():
+        workdir = str(ctx.out / "pretrain_run")  # a pretrain phase stopped after its save
+    arms = {"pretrained": workdir, "random": earlier.get("random_init")}
     base, changes = _finetune_config(ctx)
     specs = [(task, arm) for task in ("ynat", "nli") for arm in arms]
     if ctx.smoke:  # each task and each arm once: the code path is the same for all four

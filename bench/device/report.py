@@ -111,10 +111,8 @@ def _finetune(r: dict) -> list[str]:
                 key,
                 some.get("num_train_examples"),
                 some.get("num_dev_examples"),
-                a.get(key),
-                b.get(key),
-                gap,
-                PAPER_SMALL_DEV.get(key),
+                *(None if v is None else f"{v:.2f}" for v in (a.get(key), b.get(key), gap)),
+                f"{PAPER_SMALL_DEV[key]:.2f}" if key in PAPER_SMALL_DEV else None,
             ]
         )
     head = ["task", "metric (dev)", "train", "dev", "pretrained here", "random init"]
@@ -160,7 +158,8 @@ def _finetune_step(r: dict) -> list[str]:
 
 def _memory(r: dict) -> list[str]:
     rows = [x for x in r.get("rows", []) if "error" not in x]
-    sizes = sorted({k for x in rows for k in x if k.startswith("max_micro_batch_")})
+    sizes = {k for x in rows for k in x if k.startswith("max_micro_batch_")}
+    sizes = sorted(sizes, key=lambda k: float(k[len("max_micro_batch_") :].rstrip("gib")))
     body = [
         [x["config"], x["remat"], x["seq_len"], x["micro_batch"], x["peak_gib"], x["fixed_gib"]]
         + [x["per_example_mib"]]
