@@ -1,8 +1,9 @@
-"""Fine-tuning step throughput: our jitted step against stock transformers (PyTorch), CPU.
+"""Fine-tuning step throughput: our jitted step against stock transformers (PyTorch), same device.
 
     python -m bench.finetune                                   # small and base, batch 8 x 128
     python -m bench.finetune --sizes base --batch 32 --seq-len 128 --steps 10
     python -m bench.finetune --arch roberta --sizes small --json
+    python -m bench.finetune --sizes base --batch 32 --platform auto    # one GPU: both on it
 
 For each model size, one run measures, side by side:
 
@@ -61,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=1, help="untimed steps after the first")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workdir", default=None, help="where the model folders go (default: temp)")
+    p.add_argument(
+        "--platform",
+        choices=("cpu", "auto"),
+        default="cpu",
+        help="cpu: both frameworks on the CPU; auto: JAX's default backend and torch on CUDA "
+        "when it sees a GPU (float32 matrix products in TF32 on both, JAX's GPU default)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--worker", choices=("ours", "transformers"), help=argparse.SUPPRESS)
     p.add_argument("--folder", help=argparse.SUPPRESS)
@@ -122,6 +130,10 @@ def run_transformers(args: argparse.Namespace) -> dict:
 
     layers, hidden, heads = SIZES[args.size]
     torch.manual_seed(args.seed)
+    device = torch.device("cpu")
+    if args.platform == "auto" and torch.cuda.is_available():
+        device = torch.device("cuda")
+        torch.set_float32_matmul_precision("high")  # TF32, as XLA:GPU's default precision
     shape = dict(
         vocab_size=VOCAB,
         hidden_size=hidden,
@@ -155,7 +167,7 @@ def run_transformers(args: argparse.Namespace) -> dict:
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     (folder / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": False}))
 
-    model.train()
+    model.to(device).train()
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {
@@ -171,7 +183,7 @@ def run_transformers(args: argparse.Namespace) -> dict:
     total = 1 + args.warmup + args.steps
     sched = transformers.get_linear_schedule_with_warmup(opt, max(1, total // 10), total)
     batches = [
-        {k: torch.as_tensor(v, dtype=torch.long) for k, v in b.items()}
+        {k: torch.as_tensor(v, dtype=torch.long).to(device) for k, v in b.items()}
         for b in synthetic_batches(args, 2, pad_id)
     ]
     losses = []
@@ -188,11 +200,12 @@ def run_transformers(args: argparse.Namespace) -> dict:
         opt.step()
         sched.step()
         opt.zero_grad()
-        losses.append(float(out.loss))
+        losses.append(float(out.loss.detach()))
 
     result = _timed(step, batches, args)
     result.update(
-        framework=f"transformers {transformers.__version__} / torch {torch.__version__}",
+        framework=f"transformers {transformers.__version__} / torch {torch.__version__} "
+        f"({device.type})",
         threads=torch.get_num_threads(),
         params=sum(p.numel() for p in model.parameters()),
         final_loss=losses[-1],
@@ -258,15 +271,25 @@ def _child(args: argparse.Namespace, worker: str, size: str, folder: Path) -> di
     cmd = [sys.executable, "-m", "bench.finetune", "--worker", worker, "--size", size]
     cmd += ["--folder", str(folder), "--arch", args.arch, "--batch", str(args.batch)]
     cmd += ["--seq-len", str(args.seq_len), "--steps", str(args.steps)]
-    cmd += ["--warmup", str(args.warmup), "--seed", str(args.seed)]
-    env = dict(os.environ, JAX_PLATFORMS=os.environ.get("JAX_PLATFORMS", "cpu"))
+    cmd += ["--warmup", str(args.warmup), "--seed", str(args.seed), "--platform", args.platform]
+    env = dict(os.environ)
+    if args.platform == "cpu":
+        env["JAX_PLATFORMS"] = os.environ.get("JAX_PLATFORMS", "cpu")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"{worker} worker failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def run(args: argparse.Namespace) -> dict:
+def _in_process(args: argparse.Namespace, worker: str, size: str, folder: Path) -> dict:
+    """The worker in this process (CPU smoke runs: no second start-up; peak RSS is shared)."""
+    child = argparse.Namespace(**{**vars(args), "size": size, "folder": str(folder)})
+    return (run_transformers if worker == "transformers" else run_ours)(child)
+
+
+def run(args: argparse.Namespace, isolate: bool = True) -> dict:
+    """Both frameworks for every size; each worker in its own process unless not ``isolate``."""
+    child = _child if isolate else _in_process
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
     unknown = [s for s in sizes if s not in SIZES]
     if unknown:
@@ -275,8 +298,8 @@ def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for size in sizes:
             folder = Path(tmp) / size
-            theirs = _child(args, "transformers", size, folder)  # writes the folder
-            ours = _child(args, "ours", size, folder)
+            theirs = child(args, "transformers", size, folder)  # writes the folder
+            ours = child(args, "ours", size, folder)
             rows.append(
                 {
                     "size": size,
@@ -292,6 +315,8 @@ def run(args: argparse.Namespace) -> dict:
         "batch": args.batch,
         "seq_len": args.seq_len,
         "steps": args.steps,
+        "platform": args.platform,
+        "isolated": isolate,
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg()[0],
         "rows": rows,

@@ -3,6 +3,7 @@
     python -m bench.pretrain --config tiny
     python -m bench.pretrain --config bert_base --batch 8 --seq-len 128 --steps 5   # on CPU
     python -m bench.pretrain --config roberta_base --batch 64 --seq-len 512          # on a GPU
+    python -m bench.pretrain --config roberta_base --batch 64 --seq-len 512 --attention fused
     python -m bench.pretrain --memory --configs bert_base,roberta_base --micro-batch 8 \\
         --hbm-gib 16,80,141 [--remat none,nothing_saveable]      # compiled memory, no run
 
@@ -46,11 +47,18 @@ from bench.provenance import stamp
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.pretrain", description=__doc__.split("\n")[0])
     p.add_argument("--config", default="tiny", help="name of a file in pretrain/configs/")
+    p.add_argument("--model", default=None, help="preset overriding the config's (tiny-roberta)")
     p.add_argument("--batch", type=int, default=None, help="global batch (default: the config's)")
     p.add_argument("--seq-len", type=int, default=None, help="sequence length (default: config)")
     p.add_argument("--grad-accum", type=int, default=None, help="micro-batches per step")
     p.add_argument("--dtype", choices=("bfloat16", "float32"), default=None)
     p.add_argument("--fsdp", type=int, default=None, help="FSDP axis size (default: config)")
+    p.add_argument(
+        "--attention",
+        choices=("xla", "fused"),
+        default=None,
+        help="attention implementation (default: config); fused sets attention_dropout 0",
+    )
     p.add_argument("--steps", type=int, default=10, help="timed steps")
     p.add_argument("--warmup", type=int, default=2, help="untimed steps after compilation")
     p.add_argument("--peak-flops", type=float, default=0.0, help="per-device peak FLOP/s")
@@ -195,6 +203,8 @@ def run(args: argparse.Namespace) -> dict:
 
     cfg = importlib.import_module(f"pretrain.configs.{args.config}").get_config()
     cfg.data.synthetic = True
+    if args.model:
+        cfg.model = args.model
     if args.seq_len:
         cfg.data.max_seq_length = args.seq_len
     elif cfg.model.startswith("tiny"):
@@ -207,6 +217,10 @@ def run(args: argparse.Namespace) -> dict:
         cfg.model_overrides.dtype = args.dtype
     if args.fsdp:
         cfg.mesh.fsdp = args.fsdp
+    if args.attention:
+        cfg.attention = args.attention
+        if args.attention == "fused":  # it has no attention-probability dropout
+            cfg.model_overrides.attention_dropout = 0.0
     cfg.seed = args.seed
     mesh = sharding.make_mesh(int(cfg.mesh.fsdp))
     sharding.check_batch_size(cfg.global_batch_size, mesh, cfg.grad_accum_steps)
@@ -256,6 +270,8 @@ def run(args: argparse.Namespace) -> dict:
         "model": cfg.model,
         "params": models.count_params(mc),
         "dtype": mc.dtype,
+        "attention": mc.attention,
+        "attention_dropout": mc.attention_dropout,
         "device": f"{jax.device_count()} x {device.device_kind} ({device.platform})",
         "global_batch": cfg.global_batch_size,
         "grad_accum_steps": cfg.grad_accum_steps,
