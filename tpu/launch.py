@@ -18,6 +18,7 @@ tpu/README.md. Exit codes: 0 done, 1 a command failed, 2 bad settings.
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -65,8 +66,29 @@ class Runner:
         print(f"# {text}", file=self.out, flush=True)
 
 
-def git_commit(ref: str = "HEAD", allow_dirty: bool = False) -> str:
-    """The commit to ship; refuses uncommitted changes to tracked files unless allowed."""
+def config_problem(config: str, commit: str) -> str:
+    """"" when the config file is in ``commit`` as it is on disk; else the refusal to print.
+
+    Workers get ``git archive`` of the commit: a config file only in the working tree (new, or
+    changed since) would silently not be the one they train with."""
+    rel = config.split(":", 1)[0]  # "file.py:variant"
+    if not Path(rel).is_file():
+        return f"config file not found: {rel}"
+    fix = f"git add {shlex.quote(rel)} && git commit -m {shlex.quote('pretraining config ' + rel)}"
+    tracked = subprocess.run(
+        ["git", "cat-file", "-e", f"{commit}:{Path(rel).as_posix()}"], capture_output=True
+    )
+    if tracked.returncode:
+        return f"{rel} is not in commit {commit[:12]}, so the workers would not get it; run: {fix}"
+    same = subprocess.run(["git", "diff", "--quiet", commit, "--", rel], capture_output=True)
+    if same.returncode:
+        return f"{rel} differs from commit {commit[:12]} (the workers get the commit's); run: {fix}"
+    return ""
+
+
+def git_commit(ref: str = "HEAD", allow_dirty: bool = False, config: str = "") -> str:
+    """The commit to ship; refuses uncommitted changes to tracked files unless allowed, and a
+    config file the commit does not hold as it is here (always: see `config_problem`)."""
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
@@ -82,10 +104,13 @@ def git_commit(ref: str = "HEAD", allow_dirty: bool = False) -> str:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         raise SettingsError(f"cannot read the git commit {ref!r}: {e}") from e
+    problem = config_problem(config, commit) if config else ""
+    if problem:
+        raise SettingsError(problem)
     if dirty and ref == "HEAD" and not allow_dirty:
         raise SettingsError(
             "uncommitted changes to tracked files: workers get the committed tree only; "
-            "commit first or pass --allow-dirty"
+            "commit first (git commit -am 'launch') or pass --allow-dirty"
         )
     return commit
 
@@ -115,16 +140,17 @@ def check_staged(local: str, uri: str, listing: str) -> list[str]:
 
 
 def _stage(s, runner: Runner) -> None:
-    for folder in (s.tokenizer, s.examples):
+    folders = [local for local, _ in commands.staged_folders(s)]
+    for folder, sub in commands.staged_folders(s):
         if not Path(folder).is_dir():
             if not runner.dry_run:
                 raise SettingsError(f"not a folder: {folder}")
             runner.note(f"warning: {folder} is not a folder here (a real run stops)")
-        if not (Path(folder) / "manifest.json").is_file() and "examples" in folder:
+        elif sub != "tokenizer" and not (Path(folder) / "manifest.json").is_file():
             runner.note(f"warning: {folder} has no manifest.json (an unfinished stage?)")
     steps = commands.stage(s)
-    runner.run(steps[:2])
-    for step, local in zip(steps[2:], (s.tokenizer, s.examples), strict=True):
+    runner.run(steps[: len(folders)])
+    for step, local in zip(steps[len(folders) :], folders, strict=True):
         rc, out = runner.capture(step)
         if runner.dry_run:
             continue
@@ -195,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         if sub == "create":
             runner.run(commands.create(s))
         elif sub == "setup":
-            runner.run(commands.setup(s, git_commit(args.commit, args.allow_dirty)))
+            runner.run(commands.setup(s, git_commit(args.commit, args.allow_dirty, s.config)))
         elif sub == "stage":
             _stage(s, runner)
         elif sub == "train":
@@ -205,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         elif sub == "status":
             runner.run(commands.status(s))
         elif sub == "resume":
-            _resume(s, runner, git_commit(args.commit, args.allow_dirty), args.overrides)
+            commit = git_commit(args.commit, args.allow_dirty, s.config)
+            _resume(s, runner, commit, args.overrides)
         elif sub == "delete":
             runner.run(commands.delete(s))
     except SettingsError as e:
