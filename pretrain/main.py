@@ -38,10 +38,11 @@ def main(argv: list[str]) -> int:
 
     from pretrain import supervision, train
 
-    # SIGTERM and SIGINT from here on are a save-and-stop request, kept until the process exits: a signal
-    # during compilation is acted on at the first step, and one that arrives after the save
-    # (another host's late signal) cannot kill the process mid-shutdown. Installed after
-    # jax.distributed.initialize, whose own SIGTERM listener would otherwise replace it.
+    # SIGTERM and SIGINT from here on are a save-and-stop request, kept until the process
+    # exits: a signal during compilation is acted on at the first step, and one that arrives
+    # after the save (another host's late signal) cannot kill the process mid-shutdown.
+    # Installed after jax.distributed.initialize, whose own SIGTERM listener would otherwise
+    # replace it.
     preemption = supervision.PreemptionWatcher().install()
     train.use_compilation_cache(cfg.get("compilation_cache_dir", ""))
 

@@ -3,11 +3,11 @@
 Two processes of ``python -m pretrain.main`` on 127.0.0.1 (``jax.distributed``, gloo CPU
 collectives) train the tiny model together. SIGTERM goes to one process at a random step and
 to the other a random moment later (which may fall before, during or after the save), in
-both orders. Each time: both processes exit 75 (preempted: saved, not finished), both report the same step, that step is the
-newest complete checkpoint, and a rerun of the same command continues from it. The two
-orders stop at different steps; both reruns go on to the same final step and must log the
-same losses and end with the same parameters, bit for bit (what each computed after its
-resume, the other computed without one).
+both orders. Each time: both processes exit 75 (preempted: saved, not finished), both report
+the same step, that step is the newest complete checkpoint, and a rerun of the same command
+continues from it. The two orders stop at different steps; both reruns go on to the same
+final step and must log the same losses and end with the same parameters, bit for bit (what
+each computed after its resume, the other computed without one).
 
 Order B starts each process the way `python -m tpu.launch train` does on every TPU worker
 (and `tpu.gpu` on every GPU host): ``python -m tpu.worker --log-file ... --log-uri ... --
@@ -209,7 +209,8 @@ def test_two_hosts_signalled_at_different_moments_save_the_same_step(tmp_path):
     for pid in range(2):
         (copy,) = (tmp_path / "b-bucket" / f"p{pid}").glob("*.log")
         text = copy.read_text()
-        assert "-m', 'pretrain.main'" in text and text.rstrip().endswith("exit 0"), note  # the rerun's
+        # the rerun's log (each launch writes its own log file): it ends "done"
+        assert "-m', 'pretrain.main'" in text and text.rstrip().endswith("exit 0"), note
 
 
 @pytest.mark.parametrize("flags", [(1, 0), (0, 1), (1, 1), (0, 0)])

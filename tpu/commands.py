@@ -278,7 +278,7 @@ def _data_lines(s: Settings) -> list[str]:
         folders.append(("eval_examples", s.eval_examples_dir))
     if s.data_disk and s.disk_mode == "read-only":
         return [
-            f"test -f {sh_word(local)}/manifest.json || {{ echo \"error: {local}/manifest.json "
+            f'test -f {sh_word(local)}/manifest.json || {{ echo "error: {local}/manifest.json '
             f'missing on $(hostname): fill the read-only data disk first" >&2; exit 1; }}'
             for _, local in folders
         ]
@@ -348,9 +348,11 @@ def status(s: Settings) -> list[Step]:
         'then echo "$(hostname): running"; else echo "$(hostname): not running"; fi',
         f"tail -n 2 {_r(s, 'logs', 'train.log')} 2>/dev/null || true",
     )
+    # a preempted or deleted VM cannot be reached: the probe fails, the listing still runs
+    probe_step = _ssh(s, probe, why="training process and last log lines per worker")
     return [
         describe,
-        _ssh(s, probe, why="training process and last log lines per worker"),
+        dataclasses.replace(probe_step, check=False),
         Step(
             ("gcloud", "storage", "ls", f"{s.run_uri}/workdir/checkpoints/"),
             "checkpoints in the bucket",

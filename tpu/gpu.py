@@ -77,7 +77,10 @@ case "$rc" in
     echo "saved, not finished (exit $rc): requeueing job $SLURM_JOB_ID"
     scontrol requeue "$SLURM_JOB_ID" || echo "scontrol requeue failed: resubmit this script"
     ;;
-  {interrupted}) echo "stopped by SIGINT (exit {interrupted}): saved, not requeued"; exit {interrupted} ;;
+  {interrupted})
+    echo "stopped by SIGINT (exit {interrupted}): saved, not requeued"
+    exit {interrupted}
+    ;;
   *) echo "training failed (exit $rc)"; exit "$rc" ;;
 esac
 """
@@ -108,18 +111,12 @@ def worker_command(
 
 
 def sbatch_script(args: argparse.Namespace, extra: list[str], generator: str) -> str:
-    # On several nodes every task writes its own local log (the workdir is shared): per host.
-    worker = [
-        args.python,
-        "-m",
-        "tpu.worker",
-        f"--log-file={args.log_dir}/train-$SLURMD_NODENAME.log",
-        "--",
-        f"--config={args.config}",
-        f"--workdir={args.workdir}",
-        *extra,
-    ]
-    worker_line = " ".join(w if "$SLURMD_NODENAME" in w else shlex.quote(w) for w in worker)
+    # Every task writes its own log, named after its node: the task's shell (bash -c) expands
+    # $SLURMD_NODENAME; the batch shell would give every task the first node's name.
+    log = shlex.quote(f"--log-file={args.log_dir}/train-") + '"$SLURMD_NODENAME".log'
+    rest = ["--", f"--config={args.config}", f"--workdir={args.workdir}", *extra]
+    task = f"exec {shlex.join([args.python, '-m', 'tpu.worker'])} {log} {shlex.join(rest)}"
+    worker_line = f"bash -c {shlex.quote(task)}"
     return SBATCH_TEMPLATE.format(
         generator=generator,
         nodes=args.nodes,

@@ -67,7 +67,7 @@ class Runner:
 
 
 def config_problem(config: str, commit: str) -> str:
-    """"" when the config file is in ``commit`` as it is on disk; else the refusal to print.
+    """ "" when the config file is in ``commit`` as it is on disk; else the refusal to print.
 
     Workers get ``git archive`` of the commit: a config file only in the working tree (new, or
     changed since) would silently not be the one they train with."""
@@ -115,19 +115,22 @@ def git_commit(ref: str = "HEAD", allow_dirty: bool = False, config: str = "") -
     return commit
 
 
-def parse_sizes(listing: str) -> dict[str, int]:
-    """``gcloud storage ls --long`` output -> {object name under the prefix: size}."""
+def parse_sizes(listing: str, prefix: str = "gs://") -> dict[str, int]:
+    """``gcloud storage ls --long`` output -> {object name under ``prefix``: size}.
+
+    Lines are ``SIZE  DATE  NAME``; the ``TOTAL:`` line and folder lines (no size) are not
+    objects. ``prefix`` is the listed URI (``gs://...`` or a shared folder's path)."""
     sizes = {}
     for line in listing.splitlines():
         parts = line.split()
-        if len(parts) >= 3 and parts[0].isdigit() and parts[-1].startswith("gs://"):
+        if len(parts) >= 3 and parts[0].isdigit() and parts[-1].startswith(prefix):
             sizes[parts[-1]] = int(parts[0])
     return sizes
 
 
 def check_staged(local: str, uri: str, listing: str) -> list[str]:
     """Every local file exists in the bucket with the same size; returns the mismatches."""
-    remote = parse_sizes(listing)
+    remote = parse_sizes(listing, uri)
     problems = []
     base = Path(local)
     for path in sorted(p for p in base.rglob("*") if p.is_file()):

@@ -139,7 +139,7 @@ class Settings:
     runtime_version: str = ""  # "" = the generation's entry in RUNTIME_VERSIONS
     spot: bool = False
     queued: bool = False
-    bucket: str = ""
+    bucket: str = ""  # gs://BUCKET, or /shared/path on a file system all workers mount
     run: str = ""  # "" = the TPU name
     config: str = "pretrain/configs/bert_base.py"
     tokenizer: str = "runs/demo/tokenizer"
@@ -213,8 +213,13 @@ class Settings:
                 f"--{f.replace('_', '-')} (or {f.upper()}= in the env file)" for f in missing
             )
             raise SettingsError(f"missing setting(s): {flags}")
-        if "bucket" in fields and not self.bucket.startswith("gs://"):
-            raise SettingsError(f"--bucket must be a gs:// URI, got {self.bucket!r}")
+        if "bucket" in fields and not (
+            self.bucket.startswith("gs://") or self.bucket.startswith("/")
+        ):
+            raise SettingsError(
+                f"--bucket must be a gs:// URI (or an absolute path on a file system every "
+                f"worker mounts, such as Filestore), got {self.bucket!r}"
+            )
         self.acc  # noqa: B018  (validates the accelerator type)
 
 

@@ -52,9 +52,7 @@ def run(
     with open(log_file, "ab") as log:
         log.write(f"[tpu.worker] {time.strftime('%F %T')} start: {cmd}\n".encode())
         log.flush()
-        child = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+        child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
         def forward(signum, _frame):
             if child.poll() is None:
