@@ -219,3 +219,66 @@ def test_one_host_agreement_is_immediate(flags):
 
     agreement = supervision.HostAgreement(mesh=None)
     assert list(agreement.poll(7, flags)) == list(flags)
+
+
+SECOND_CTRL_C = """
+import os, signal, sys, time
+from pretrain import supervision
+w = supervision.PreemptionWatcher().install()
+os.kill(os.getpid(), signal.SIGINT)
+assert w.requested and w.interrupted and w.signal_name == "SIGINT"
+assert w.exit_code("preempted") == supervision.INTERRUPTED_EXIT_CODE
+assert w.exit_code("done") == 0
+print("first Ctrl-C kept", flush=True)
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(10)
+print("not reached", flush=True)
+"""
+
+
+def test_watcher_first_ctrl_c_asks_for_a_save_second_exits_at_once():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-c", SECOND_CTRL_C], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == supervision.INTERRUPTED_EXIT_CODE, proc.stderr
+    assert proc.stdout == "first Ctrl-C kept\n"
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("Ctrl-C: saving a checkpoint at the next step all hosts agree on")
+    assert lines[1] == "second Ctrl-C: exiting now, without a checkpoint" and len(lines) == 2
+    term = supervision.PreemptionWatcher(signals=())
+    term.request("SIGTERM")
+    assert term.exit_code("preempted") == supervision.PREEMPTED_EXIT_CODE
+
+
+def test_ctrl_c_in_pretrain_main_saves_and_exits_130(tmp_path):
+    """One process: SIGINT at a step -> one line, a checkpoint at that step, exit 130, no
+    traceback; the rerun resumes from it."""
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env.update(JAX_PLATFORMS="cpu", JAX_DISABLE_MOST_OPTIMIZATIONS="1")
+    cmd = [
+        sys.executable, "-m", "pretrain.main", "--config", "pretrain/configs/tiny.py",
+        "--workdir", str(tmp_path / "w"), *BASE,
+        f"--config.compilation_cache_dir={tmp_path / 'cache'}",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
+    log: list[str] = []
+
+    def watch(line: str) -> None:
+        if re.search(r"\] step 2 ", line):
+            proc.send_signal(signal.SIGINT)
+
+    threads = [multihost.collect(proc, log, watch)]
+    (code,) = multihost.finish([proc], threads, TIMEOUT)
+    text = "".join(log)
+    assert code == supervision.INTERRUPTED_EXIT_CODE, text[-3000:]
+    assert text.count("Ctrl-C: saving a checkpoint") == 1
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+    (stop,) = [int(m) for m in re.findall(r"SIGINT at step (\d+): checkpoint saved", text)]
+    ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path / "w"), read_only=True)
+    assert ckpt.all_steps() == [stop] and 2 <= stop < TOTAL
+    ckpt.close()
+    cmd.append(f"--config.stop_at_step={stop + 2}")
+    rerun = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert f"step {stop}" in rerun.stderr and "resumed from" in rerun.stderr

@@ -14,8 +14,9 @@ the script requeues the job, the rerun resumes and finishes; the job is COMPLETE
 and its final checkpoint equals the same reference.
 
 The trainer reads synthetic batches (the real-data reader is tested elsewhere); the staged
-folders are small stand-ins whose arrival on every worker is checked. Model: the tiny config,
-one layer; programs compiled without optimisations, shared through the compilation cache.
+folders are small stand-ins whose arrival on every worker is checked. Model: the tiny config
+(2 layers, hidden 64; a config field cannot drop a layer from the command line); programs are
+compiled without optimisations and shared through one compilation cache.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ OVERRIDES = [
     "--config.eval_every_steps=1000",
     "--config.eval_steps=1",
     "--config.progress_bar=False",
-    "--config.model_overrides.num_layers=1",
     "--config.model_overrides.dtype=float32",
     "--config.distributed.cpu_collectives=gloo",
 ]
@@ -83,8 +83,10 @@ def world(tmp_path_factory):
 
 
 def _params(workdir: Path) -> list[np.ndarray]:
-    _, model, meta = checkpointing.load_for_export(workdir)
-    assert meta["step"] == TOTAL, meta
+    ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(workdir), read_only=True)
+    assert ckpt.latest_step() == TOTAL, ckpt.all_steps()
+    ckpt.close()
+    _, model, _ = checkpointing.load_for_export(workdir)
     return [np.asarray(x) for x in jax.tree.leaves(nnx.state(model, nnx.Param))]
 
 
