@@ -81,7 +81,8 @@ def test_create_v3_8_spot_and_v4_32_queued():
         "--project=proj", "--zone=europe-west4-a",
         "--accelerator-type=v3-8", "--version=tpu-ubuntu2204-base", "--spot",
     ]  # fmt: skip
-    (cmd,) = commands_of(dry("create", *BASE, "--accelerator=v4-32", "--queued"))
+    cmd, wait = commands_of(dry("create", *BASE, "--accelerator=v4-32", "--queued"))
+    assert wait[3:6] == ["queued-resources", "describe", "klue"]  # then polled until ACTIVE
     assert cmd[:6] == ["gcloud", "compute", "tpus", "queued-resources", "create", "klue"]
     assert "--node-id=klue" in cmd and "--accelerator-type=v4-32" in cmd
     assert "--runtime-version=tpu-ubuntu2204-base" in cmd and "--spot" not in cmd
@@ -423,3 +424,27 @@ def test_gpu_local_loop_stops_after_its_own_sigterm(tmp_path):
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 75  # forwarded, saved, and not started again
     assert counter.read_text() == "1"
+
+
+def test_queued_create_waits_until_active(monkeypatch):
+    s = make_settings(None, project="p", zone="z", name="q", bucket="gs://b", queued=True)
+    states = iter(["WAITING_FOR_RESOURCES", "PROVISIONING", "ACTIVE"])
+    seen = []
+
+    class Fake(launch.Runner):
+        def run(self, steps):
+            seen.extend(step.argv[3:5] for step in steps)
+
+        def capture(self, step):
+            seen.append(step.argv[3:5])
+            return 0, next(states) + "\n"
+
+    out = io.StringIO()
+    monkeypatch.setattr(launch.time, "sleep", lambda _: None)
+    launch._create(s, Fake(False, out))
+    assert seen[0] == ("queued-resources", "create") and len(seen) == 4
+    assert out.getvalue().count("waiting for capacity") == 2 and "ACTIVE" in out.getvalue()
+    states = iter(["WAITING_FOR_RESOURCES", "FAILED"])
+    with pytest.raises(launch.CommandFailed, match="state FAILED"):
+        launch._create(s, Fake(False, io.StringIO()))
+    assert "until the state is ACTIVE" in dry("create", *BASE, "--queued")[-1]

@@ -326,23 +326,7 @@ def status(s: Settings) -> list[Step]:
     """The VM's state, whether training runs on each worker, and the newest checkpoints."""
     s.require("project", "zone", "name", "bucket")
     pid = _r(s, "train.pid")
-    if s.queued:
-        describe = Step(
-            (
-                "gcloud",
-                "compute",
-                "tpus",
-                "queued-resources",
-                "describe",
-                s.name,
-                *_scope(s),
-                "--format=value(state.state)",
-            ),
-            "queued resource state",
-            check=False,
-        )
-    else:
-        describe = describe_step(s)
+    describe = queued_state_step(s) if s.queued else describe_step(s)
     probe = _script(
         f'if [ -f {pid} ] && kill -0 "$(cat {pid})" 2>/dev/null; '
         'then echo "$(hostname): running"; else echo "$(hostname): not running"; fi',
@@ -359,6 +343,16 @@ def status(s: Settings) -> list[Step]:
             check=False,
         ),
     ]
+
+
+def queued_state_step(s: Settings) -> Step:
+    """The queued resource's state: WAITING_FOR_RESOURCES, PROVISIONING, ACTIVE, FAILED, ..."""
+    argv = ("gcloud", "compute", "tpus", "queued-resources", "describe", s.name, *_scope(s))
+    return Step((*argv, "--format=value(state.state)"), "queued resource state", check=False)
+
+
+# Queued-resource states after which the request will not become ACTIVE by itself.
+QUEUED_DEAD_STATES = ("FAILED", "SUSPENDED", "SUSPENDING")
 
 
 def describe_step(s: Settings) -> Step:

@@ -21,6 +21,7 @@ import argparse
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -165,6 +166,35 @@ def _stage(s, runner: Runner) -> None:
         runner.note(f"verified: every file of {local} is in {step.argv[-1]} with its size")
 
 
+QUEUED_POLL_SECONDS = 30.0
+
+
+def wait_until_active(s, runner: Runner, poll: float = QUEUED_POLL_SECONDS) -> None:
+    """After a queued-resource create: waits until it is ACTIVE (its node exists), so that
+    setup can reach the workers; a request that failed or was suspended is an error."""
+    step = commands.queued_state_step(s)
+    if runner.dry_run:
+        runner.show(step)
+        runner.note(f"(repeated every {poll:.0f} s until the state is ACTIVE)")
+        return
+    while True:
+        rc, out = runner.capture(step)
+        state = out.strip().splitlines()[-1].strip() if out.strip() else ""
+        if rc == 0 and state == "ACTIVE":
+            runner.note("queued resource ACTIVE: the TPU VM exists")
+            return
+        if rc or state in commands.QUEUED_DEAD_STATES:
+            raise CommandFailed(f"queued resource {s.name}: state {state or 'unknown'}\n{out}")
+        runner.note(f"queued resource {state}: waiting for capacity, next look in {poll:.0f} s")
+        time.sleep(poll)
+
+
+def _create(s, runner: Runner) -> None:
+    runner.run(commands.create(s))
+    if s.queued:
+        wait_until_active(s, runner)
+
+
 def _resume(s, runner: Runner, commit: str, extra: list[str]) -> None:
     """READY -> train again (it continues from the newest checkpoint); gone or dead -> recreate."""
     rc, out = runner.capture(commands.describe_step(s))
@@ -173,14 +203,17 @@ def _resume(s, runner: Runner, commit: str, extra: list[str]) -> None:
         runner.note("if the state is READY: only the train step below")
         runner.note(f"if {'/'.join(commands.DEAD_STATES)} or not found: delete (when it exists),")
         runner.note("create, setup, then train; train resumes from RUN/workdir/checkpoints")
-        runner.run(commands.delete(s) + commands.create(s) + commands.setup(s, commit))
+        runner.run(commands.delete(s))
+        _create(s, runner)
+        runner.run(commands.setup(s, commit))
     elif rc == 0 and state == "READY":
         runner.note("TPU is READY: restarting training (continues from the newest checkpoint)")
     else:
         runner.note(f"TPU state {state or 'not found'}: recreating")
         if rc == 0:
             runner.run(commands.delete(s))
-        runner.run(commands.create(s) + commands.setup(s, commit))
+        _create(s, runner)
+        runner.run(commands.setup(s, commit))
     runner.run(commands.train(s, extra))
 
 
@@ -222,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         if overrides and sub not in ("train", "resume"):
             raise SettingsError(f"{sub} takes no pretrain.main flags after --")
         if sub == "create":
-            runner.run(commands.create(s))
+            _create(s, runner)
         elif sub == "setup":
             runner.run(commands.setup(s, git_commit(args.commit, args.allow_dirty, s.config)))
         elif sub == "stage":
