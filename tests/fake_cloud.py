@@ -56,12 +56,15 @@ def _root() -> Path:
     return Path(os.environ["FAKE_CLOUD_ROOT"])
 
 
-def _flags(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+def _flags(argv: list[str], valued: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]:
+    """(positional words, {flag: value}); flags in ``valued`` may take their value as the next
+    word (``--python 3.11``), the others only as ``--flag=value``."""
     pos, flags = [], {}
-    for a in argv:
+    words = iter(argv)
+    for a in words:
         if a.startswith("--"):
-            k, _, v = a[2:].partition("=")
-            flags[k] = v
+            k, eq, v = a[2:].partition("=")
+            flags[k] = v if eq or k not in valued else next(words)
         else:
             pos.append(a)
     return pos, flags
@@ -230,7 +233,7 @@ PYTHONPATH="$(cat {venv}/src.txt 2>/dev/null)" exec {python} "$@"
 
 
 def uv(argv: list[str]) -> int:
-    pos, flags = _flags(argv)
+    pos, flags = _flags(argv, valued=("python",))
     if pos[:1] == ["venv"]:
         venv = Path(pos[1])
         (venv / "bin").mkdir(parents=True, exist_ok=True)

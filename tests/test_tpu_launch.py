@@ -448,3 +448,23 @@ def test_queued_create_waits_until_active(monkeypatch):
     with pytest.raises(launch.CommandFailed, match="state FAILED"):
         launch._create(s, Fake(False, io.StringIO()))
     assert "until the state is ACTIVE" in dry("create", *BASE, "--queued")[-1]
+
+
+def test_no_libtpu_noise_on_cpu_but_kept_on_a_tpu_machine():
+    import logging
+
+    from pretrain.metric_log import _QuietLibraries
+
+    def record(path: str, level: int, msg: str) -> logging.LogRecord:
+        return logging.LogRecord("jax", level, path, 1, msg, None, None)
+
+    bridge = "/x/jax/_src/xla_bridge.py"
+    noise = "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: no such file"
+    cpu, tpu = _QuietLibraries(tpu_hardware=False), _QuietLibraries(tpu_hardware=True)
+    assert not cpu.filter(record(bridge, logging.INFO, noise))
+    assert tpu.filter(record(bridge, logging.INFO, noise))  # on a TPU VM it is the diagnosis
+    assert cpu.filter(record(bridge, logging.WARNING, noise))  # warnings always stay
+    cuda = "Unable to initialize backend 'cuda': no CUDA"
+    assert cpu.filter(record(bridge, logging.INFO, cuda))
+    assert cpu.filter(record("/x/pretrain/train.py", logging.INFO, noise))
+    assert not cpu.filter(record("/x/orbax/checkpoint/a.py", logging.INFO, "saved"))
