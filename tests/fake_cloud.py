@@ -291,7 +291,9 @@ def sbatch(argv: list[str]) -> int:
     runner = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(TESTS)!r}); "]
     runner[-1] += f"import fake_cloud; fake_cloud.run_job({job!r}, {script!r})"
     env = {**os.environ, "SLURM_NNODES": opts.get("nodes", "1")}
-    subprocess.Popen(runner, env=env, start_new_session=True, stdin=subprocess.DEVNULL)
+    with open(job_dir(job) / "runner.log", "ab") as log:  # not our stdout: sbatch returns now
+        subprocess.Popen(runner, env=env, start_new_session=True, stdin=subprocess.DEVNULL,
+                         stdout=log, stderr=log)  # fmt: skip
     print(f"Submitted batch job {job}")
     return 0
 

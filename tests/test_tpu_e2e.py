@@ -38,7 +38,7 @@ from flax import nnx
 from pretrain import checkpointing, supervision
 
 ROOT = Path(__file__).resolve().parents[1]
-TOTAL = 8  # steps of every run; the preemption comes after step 2
+TOTAL = 24  # steps of every run; the signal is sent once step 2 is logged
 OVERRIDES = [
     "--config.data.synthetic=True",
     "--config.data.tokenizer_dir=",  # the staged tokenizer is a stand-in (synthetic batches)
