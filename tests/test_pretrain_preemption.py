@@ -253,7 +253,7 @@ def test_watcher_first_ctrl_c_asks_for_a_save_second_exits_at_once():
 
 def test_ctrl_c_in_pretrain_main_saves_and_exits_130(tmp_path):
     """One process: SIGINT at a step -> one line, a checkpoint at that step, exit 130, no
-    traceback; the rerun resumes from it."""
+    traceback. (Resuming from such a checkpoint is the SIGTERM path, tested above.)"""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env.update(JAX_PLATFORMS="cpu", JAX_DISABLE_MOST_OPTIMIZATIONS="1")
     cmd = [
@@ -278,7 +278,3 @@ def test_ctrl_c_in_pretrain_main_saves_and_exits_130(tmp_path):
     ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path / "w"), read_only=True)
     assert ckpt.all_steps() == [stop] and 2 <= stop < TOTAL
     ckpt.close()
-    cmd.append(f"--config.stop_at_step={stop + 2}")
-    rerun = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT)
-    assert rerun.returncode == 0, rerun.stderr[-3000:]
-    assert f"step {stop}" in rerun.stderr and "resumed from" in rerun.stderr
