@@ -251,6 +251,12 @@ def stage(s: Settings) -> list[Step]:
     return steps
 
 
+def _running(pid_file: str) -> str:
+    """A shell test: the process in ``pid_file`` exists and is not a zombie (an exited job
+    whose parent has not reaped it yet is not running; ``kill -0`` alone says it is)."""
+    return f'[ -f {pid_file} ] && ps -o stat= -p "$(cat {pid_file})" 2>/dev/null | grep -q "^[^Z]"'
+
+
 def worker_argv(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
     """What every worker runs: the log-uploading wrapper around ``pretrain.main``."""
     root = s.remote_root
@@ -304,7 +310,7 @@ def train(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[Step]:
     remote = _script(
         f"cd {_r(s, 'current')}",
         f"mkdir -p {_r(s, 'logs')} {_r(s, 'data')}",
-        f'if [ -f {pid} ] && kill -0 "$(cat {pid})" 2>/dev/null; then '
+        f"if {_running(pid)}; then "
         'echo "already running on $(hostname)"; exit 0; fi',
         *data_disk_lines(s),  # after a reboot (maintenance) the disk is no longer mounted
         *_data_lines(s),
@@ -328,7 +334,7 @@ def status(s: Settings) -> list[Step]:
     pid = _r(s, "train.pid")
     describe = queued_state_step(s) if s.queued else describe_step(s)
     probe = _script(
-        f'if [ -f {pid} ] && kill -0 "$(cat {pid})" 2>/dev/null; '
+        f"if {_running(pid)}; "
         'then echo "$(hostname): running"; else echo "$(hostname): not running"; fi',
         f"tail -n 2 {_r(s, 'logs', 'train.log')} 2>/dev/null || true",
     )
