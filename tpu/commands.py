@@ -310,8 +310,7 @@ def train(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[Step]:
     remote = _script(
         f"cd {_r(s, 'current')}",
         f"mkdir -p {_r(s, 'logs')} {_r(s, 'data')}",
-        f"if {_running(pid)}; then "
-        'echo "already running on $(hostname)"; exit 0; fi',
+        f'if {_running(pid)}; then echo "already running on $(hostname)"; exit 0; fi',
         *data_disk_lines(s),  # after a reboot (maintenance) the disk is no longer mounted
         *_data_lines(s),
         f"nohup setsid {sh_join(worker_argv(s, extra))} >/dev/null 2>&1 </dev/null &",
