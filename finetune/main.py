@@ -15,8 +15,10 @@ seed+1, ...`` and reports their mean and standard deviation.
 Output: ``OUTPUT/<task>/`` (``OUTPUT/<task>/seed_<s>/`` per seed when N > 1) with ``best/``,
 ``predictions.jsonl``, ``metrics.json``, TensorBoard events; ``OUTPUT/results.json`` and
 ``OUTPUT/results.md`` (paper column order). Rerunning the same command skips finished tasks
-and resumes a killed one. Exit codes: 0 done (or preempted with a checkpoint saved), 1
-non-finite loss, 2 bad input (model folder, tokenizer, data, config).
+and resumes a killed one. SIGTERM and Ctrl-C save a checkpoint (every host at the same step)
+and stop; a second Ctrl-C exits at once. Exit codes (`pretrain.supervision`): 0 done, 75
+preempted (saved, not finished: run again), 130 stopped by Ctrl-C (saved), 1 non-finite loss,
+2 bad input (model folder, tokenizer, data, config).
 """
 
 from __future__ import annotations
@@ -189,7 +191,7 @@ def run_all(
                 logging.warning(
                     "%s stopped (%s): rerun the command to resume", name, run["stopped"]
                 )
-                return 0
+                return run["exit_code"]
             runs.append(run)
         summaries[name] = results.summarize_seeds(runs)
         if seeds > 1:
@@ -303,7 +305,11 @@ def run(argv: list[str] | None = None) -> None:
         print("Every config field can be overridden with --config.FIELD=VALUE; see")
         print("finetune/configs/common.py and docs/finetune.md.")
         sys.exit(0)
-    app.run(lambda a: sys.exit(main(a)), argv=argv)
+    try:
+        app.run(lambda a: sys.exit(main(a)), argv=argv)
+    except KeyboardInterrupt:  # Ctrl-C outside a task's training loop: nothing to save
+        print("Ctrl-C: stopped (finished tasks are kept; rerun to go on)", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

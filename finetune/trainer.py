@@ -353,8 +353,8 @@ def run_task(
     log_every = int(cfg["log_every_steps"])
     run_steps = steps["run_steps"]
     log = MetricLog(out, start, enabled=is_main)
-    # SIGTERM -> a flag; several processes act on it at the same step (`HostAgreement`, as
-    # pretraining does), so every host saves the same step and stops.
+    # SIGTERM or Ctrl-C -> a flag; several processes act on it at the same step
+    # (`HostAgreement`, as pretraining does), so every host saves the same step and stops.
     watcher = supervision.PreemptionWatcher().install()
     agreement = supervision.HostAgreement(mesh, every=1, size=1)
     meter = _Throughput(start, run_steps, enabled=is_main and bool(cfg["progress_bar"]))
@@ -431,7 +431,7 @@ def run_task(
         log.close()
         resume.close()
     if stopped != "done":
-        return {"task": task.name, "stopped": stopped}
+        return {"task": task.name, "stopped": stopped, "exit_code": watcher.exit_code(stopped)}
 
     result = {
         **{k: v for k, v in info.items() if k != "config"},

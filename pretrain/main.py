@@ -6,10 +6,12 @@ Any config field can be overridden, e.g.::
     python -m pretrain.main --config pretrain/configs/tiny.py --workdir runs/tiny \\
         --config.num_train_steps=500 --config.learning_rate=5e-4
 
-Running the same command again resumes from the newest checkpoint in DIR.
-Exit codes: 0 done or preempted (checkpoint saved; on several hosts every host saved the same
-step), 1 non-finite loss, 2 no training data configured (the message names the flag), 3 hung
-(the watchdog found no finished step for too long).
+Running the same command again resumes from the newest checkpoint in DIR. SIGTERM and Ctrl-C
+(SIGINT) save one checkpoint (on several hosts, every host at the same step) and stop; a second
+Ctrl-C exits at once. Exit codes (`pretrain.supervision`): 0 done; 75 preempted (SIGTERM, or a
+signal on another host: saved, not finished, run again); 130 stopped by Ctrl-C (saved, not
+finished); 1 non-finite loss; 2 no training data configured (the message names the flag);
+3 hung (the watchdog found no finished step for too long).
 """
 
 from __future__ import annotations
@@ -43,10 +45,11 @@ def main(argv: list[str]) -> int:
 
     from pretrain import supervision, train
 
-    # SIGTERM from here on is a save-and-stop request, kept until the process exits: a signal
-    # during compilation is acted on at the first step, and one that arrives after the save
-    # (another host's late signal) cannot kill the process mid-shutdown. Installed after
-    # jax.distributed.initialize, whose own SIGTERM listener would otherwise replace it.
+    # SIGTERM and SIGINT from here on are a save-and-stop request, kept until the process
+    # exits: a signal during compilation is acted on at the first step, and one that arrives
+    # after the save (another host's late signal) cannot kill the process mid-shutdown.
+    # Installed after jax.distributed.initialize, whose own SIGTERM listener would otherwise
+    # replace it.
     preemption = supervision.PreemptionWatcher().install()
     train.use_compilation_cache(cfg.get("compilation_cache_dir", ""))
 
@@ -61,7 +64,7 @@ def main(argv: list[str]) -> int:
         return 1
     logging.info("finished: %s", summary)
     _quiet_exit()
-    return 0
+    return preemption.exit_code(summary["stopped"])
 
 
 def _quiet_exit() -> None:
@@ -92,7 +95,11 @@ def run() -> None:
         print("(nested: --config.data.examples_dir=DIR); see pretrain/configs/default.py.")
         print("\n" + FLAGS.main_module_help())
         sys.exit(0)
-    app.run(lambda argv: sys.exit(main(argv)))
+    try:
+        app.run(lambda argv: sys.exit(main(argv)))
+    except KeyboardInterrupt:  # Ctrl-C before the save-and-stop handler was installed
+        print("Ctrl-C before training started: nothing to save", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

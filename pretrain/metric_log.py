@@ -230,11 +230,35 @@ class IntervalMeter:
         return out
 
 
+def has_tpu_hardware() -> bool:
+    """Whether this machine has TPU device files (what JAX's own TPU detection looks for)."""
+    import glob
+
+    return bool(glob.glob("/dev/accel*") or glob.glob("/dev/vfio/[0-9]*"))
+
+
 class _QuietLibraries(logging.Filter):
-    """Drops orbax's per-save INFO chatter (dozens of lines per checkpoint); keeps warnings."""
+    """Drops orbax's per-save INFO chatter (dozens of lines per checkpoint) and, on a machine
+    without TPU hardware, JAX's INFO line "Unable to initialize backend 'tpu': ... Failed to
+    open libtpu.so" (JAX tries every backend; on a TPU VM the line is a diagnosis and stays).
+    Keeps every warning."""
+
+    def __init__(self, tpu_hardware: bool | None = None) -> None:
+        super().__init__()
+        self.tpu_hardware = has_tpu_hardware() if tpu_hardware is None else tpu_hardware
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or "orbax" not in record.pathname
+        if record.levelno >= logging.WARNING:
+            return True
+        if "orbax" in record.pathname:
+            return False
+        return self.tpu_hardware or not _is_tpu_backend_failure(record)
+
+
+def _is_tpu_backend_failure(record: logging.LogRecord) -> bool:
+    return record.pathname.endswith("xla_bridge.py") and record.getMessage().startswith(
+        "Unable to initialize backend 'tpu':"
+    )
 
 
 def log_info_without_library_chatter() -> None:

@@ -3,8 +3,8 @@
 Three pieces the train loop (`pretrain.train.train_and_evaluate`) asks once per step:
 
 * `PreemptionWatcher` turns SIGTERM (what Cloud TPU, Kubernetes and SLURM send before a kill)
-  into a local flag. The handler only sets the flag: saving from inside a signal handler would
-  race the train step.
+  and SIGINT (Ctrl-C) into a local flag. The handler only sets the flag: saving from inside a
+  signal handler would race the train step. A second Ctrl-C ends the process at once.
 * `HostAgreement` makes every per-step decision that depends on something local (a signal, a
   host's clock) a decision of all hosts. Hosts are signalled at different moments (a spot
   preemption or a maintenance event reaches each VM on its own schedule); if one host started
@@ -40,21 +40,29 @@ from typing import Any
 
 import numpy as np
 
-HANG_EXIT_CODE = 3  # pretrain.main's exit status after a hang (0 done/preempted, 1 non-finite)
+# Exit statuses of `python -m pretrain.main` and `python -m finetune`, so that any scheduler (a
+# Slurm script, `tpu.gpu local`, systemd) tells "saved, not finished: run again" from "done".
+DONE_EXIT_CODE = 0
+NONFINITE_EXIT_CODE = 1  # a non-finite loss: rerunning repeats it
+HANG_EXIT_CODE = 3  # the watchdog found no finished step for too long: restart from the last save
+PREEMPTED_EXIT_CODE = 75  # SIGTERM (or another host's signal): saved, not finished (EX_TEMPFAIL)
+INTERRUPTED_EXIT_CODE = 130  # Ctrl-C: saved, not finished (128 + SIGINT, the shell's convention)
 # Flag positions in the vector `HostAgreement` reduces.
 STOP, SAVE = 0, 1
 
 
 class PreemptionWatcher:
-    """SIGTERM -> ``requested``; install early (pretrain.main does it before compiling).
+    """SIGTERM or SIGINT -> ``requested``; install early (pretrain.main does it before compiling).
 
     A signal that arrives before the loop starts (while compiling, restoring) is kept and acted
     on at the first agreed step. The loop combines ``requested`` with the other hosts' flags
-    through `HostAgreement`; the watcher itself never decides alone.
+    through `HostAgreement`; the watcher itself never decides alone. The first Ctrl-C prints one
+    line saying so; a second one exits at once with `INTERRUPTED_EXIT_CODE` (no save awaited).
     """
 
-    def __init__(self, signals: Sequence[int] = (signal.SIGTERM,)) -> None:
+    def __init__(self, signals: Sequence[int] = (signal.SIGTERM, signal.SIGINT)) -> None:
         self.requested = False
+        self.interrupted = False  # a Ctrl-C (SIGINT) arrived
         self.signal_name: str | None = None
         self.signals = tuple(signals)
         self._previous: dict[int, Any] = {}
@@ -73,7 +81,25 @@ class PreemptionWatcher:
         self._previous.clear()
 
     def _handle(self, signum: int, frame: Any) -> None:
+        if signum == signal.SIGINT:
+            if self.interrupted:
+                print("second Ctrl-C: exiting now, without a checkpoint", file=sys.stderr)
+                sys.stderr.flush()
+                os._exit(INTERRUPTED_EXIT_CODE)
+            self.interrupted = True
+            print(
+                "Ctrl-C: saving a checkpoint at the next step all hosts agree on, then exiting "
+                f"with status {INTERRUPTED_EXIT_CODE} (Ctrl-C again: exit at once, no save)",
+                file=sys.stderr,
+                flush=True,
+            )
         self.request(signal.Signals(signum).name)
+
+    def exit_code(self, stopped: str) -> int:
+        """The process's exit status for a run that ended ``stopped`` ("done" | "preempted")."""
+        if stopped != "preempted":
+            return DONE_EXIT_CODE
+        return INTERRUPTED_EXIT_CODE if self.interrupted else PREEMPTED_EXIT_CODE
 
     def request(self, reason: str) -> None:
         """Asks for a save-and-stop (what the signal handler does; also for tests and tools)."""

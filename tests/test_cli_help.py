@@ -23,6 +23,7 @@ STAGES = [
     "tpu.launch",
     "tpu.gpu",
     "tpu.worker",
+    "tpu.preflight",
 ]
 
 

@@ -3,11 +3,11 @@
 Two processes of ``python -m pretrain.main`` on 127.0.0.1 (``jax.distributed``, gloo CPU
 collectives) train the tiny model together. SIGTERM goes to one process at a random step and
 to the other a random moment later (which may fall before, during or after the save), in
-both orders. Each time: both processes exit 0, both report the same step, that step is the
-newest complete checkpoint, and a rerun of the same command continues from it. The two
-orders stop at different steps; both reruns go on to the same final step and must log the
-same losses and end with the same parameters, bit for bit (what each computed after its
-resume, the other computed without one).
+both orders. Each time: both processes exit 75 (preempted: saved, not finished), both report
+the same step, that step is the newest complete checkpoint, and a rerun of the same command
+continues from it. The two orders stop at different steps; both reruns go on to the same
+final step and must log the same losses and end with the same parameters, bit for bit (what
+each computed after its resume, the other computed without one).
 
 Order B starts each process the way `python -m tpu.launch train` does on every TPU worker
 (and `tpu.gpu` on every GPU host): ``python -m tpu.worker --log-file ... --log-uri ... --
@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from pretrain import checkpointing, metric_log
+from pretrain import checkpointing, metric_log, supervision
 
 REPO = Path(__file__).resolve().parent.parent
 TOTAL = 80  # the schedule's length; the first launches are preempted long before it
@@ -138,7 +138,8 @@ def _preempted_run(
     note = f"{launch}: first={first} at_step={at_step} delay={delay:.2f}"
     tails = "\n".join("".join(log[-30:]) for log in logs)
     assert fired.is_set(), f"{note}: process 0 never logged step {at_step}\n{tails}"
-    assert codes == [0, 0], f"{note}: exit codes {codes}\n{tails}"
+    preempted = supervision.PREEMPTED_EXIT_CODE
+    assert codes == [preempted, preempted], f"{note}: exit codes {codes}\n{tails}"
     stops = []
     for log in logs:
         found = [STOPPED.search(line) for line in log]
@@ -208,6 +209,7 @@ def test_two_hosts_signalled_at_different_moments_save_the_same_step(tmp_path):
     for pid in range(2):
         (copy,) = (tmp_path / "b-bucket" / f"p{pid}").glob("*.log")
         text = copy.read_text()
+        # the rerun's log (each launch writes its own log file): it ends "done"
         assert "-m', 'pretrain.main'" in text and text.rstrip().endswith("exit 0"), note
 
 
@@ -217,3 +219,62 @@ def test_one_host_agreement_is_immediate(flags):
 
     agreement = supervision.HostAgreement(mesh=None)
     assert list(agreement.poll(7, flags)) == list(flags)
+
+
+SECOND_CTRL_C = """
+import os, signal, sys, time
+from pretrain import supervision
+w = supervision.PreemptionWatcher().install()
+os.kill(os.getpid(), signal.SIGINT)
+assert w.requested and w.interrupted and w.signal_name == "SIGINT"
+assert w.exit_code("preempted") == supervision.INTERRUPTED_EXIT_CODE
+assert w.exit_code("done") == 0
+print("first Ctrl-C kept", flush=True)
+os.kill(os.getpid(), signal.SIGINT)
+time.sleep(10)
+print("not reached", flush=True)
+"""
+
+
+def test_watcher_first_ctrl_c_asks_for_a_save_second_exits_at_once():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [sys.executable, "-c", SECOND_CTRL_C], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == supervision.INTERRUPTED_EXIT_CODE, proc.stderr
+    assert proc.stdout == "first Ctrl-C kept\n"
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("Ctrl-C: saving a checkpoint at the next step all hosts agree on")
+    assert lines[1] == "second Ctrl-C: exiting now, without a checkpoint" and len(lines) == 2
+    term = supervision.PreemptionWatcher(signals=())
+    term.request("SIGTERM")
+    assert term.exit_code("preempted") == supervision.PREEMPTED_EXIT_CODE
+
+
+def test_ctrl_c_in_pretrain_main_saves_and_exits_130(tmp_path):
+    """One process: SIGINT at a step -> one line, a checkpoint at that step, exit 130, no
+    traceback. (Resuming from such a checkpoint is the SIGTERM path, tested above.)"""
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env.update(JAX_PLATFORMS="cpu", JAX_DISABLE_MOST_OPTIMIZATIONS="1")
+    cmd = [
+        sys.executable, "-m", "pretrain.main", "--config", "pretrain/configs/tiny.py",
+        "--workdir", str(tmp_path / "w"), *BASE,
+        f"--config.compilation_cache_dir={tmp_path / 'cache'}",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
+    log: list[str] = []
+
+    def watch(line: str) -> None:
+        if re.search(r"\] step 2 ", line):
+            proc.send_signal(signal.SIGINT)
+
+    threads = [multihost.collect(proc, log, watch)]
+    (code,) = multihost.finish([proc], threads, TIMEOUT)
+    text = "".join(log)
+    assert code == supervision.INTERRUPTED_EXIT_CODE, text[-3000:]
+    assert text.count("Ctrl-C: saving a checkpoint") == 1
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+    (stop,) = [int(m) for m in re.findall(r"SIGINT at step (\d+): checkpoint saved", text)]
+    ckpt = checkpointing.Checkpointer(checkpointing.checkpoint_dir(tmp_path / "w"), read_only=True)
+    assert ckpt.all_steps() == [stop] and 2 <= stop < TOTAL
+    ckpt.close()

@@ -81,7 +81,8 @@ def test_create_v3_8_spot_and_v4_32_queued():
         "--project=proj", "--zone=europe-west4-a",
         "--accelerator-type=v3-8", "--version=tpu-ubuntu2204-base", "--spot",
     ]  # fmt: skip
-    (cmd,) = commands_of(dry("create", *BASE, "--accelerator=v4-32", "--queued"))
+    cmd, wait = commands_of(dry("create", *BASE, "--accelerator=v4-32", "--queued"))
+    assert wait[3:6] == ["queued-resources", "describe", "klue"]  # then polled until ACTIVE
     assert cmd[:6] == ["gcloud", "compute", "tpus", "queued-resources", "create", "klue"]
     assert "--node-id=klue" in cmd and "--accelerator-type=v4-32" in cmd
     assert "--runtime-version=tpu-ubuntu2204-base" in cmd and "--spot" not in cmd
@@ -257,3 +258,213 @@ def test_worker_forwards_sigterm_uploads_log_and_keeps_exit_code(tmp_path):
     text = copy.read_text()
     assert "['--config=c.py']" in text and "got SIGTERM, saving" in text and "exit 0" in text
     assert _worker(tmp_path, "--fail").wait(timeout=30) == 3
+
+
+def test_setup_installs_python_and_the_pinned_pair_then_checks_devices():
+    head = launch.git_commit("HEAD", allow_dirty=True)
+    *_, ssh = commands_of(dry("setup", *BASE, "--allow-dirty"))
+    script = ssh[-1].removeprefix("--command=")
+    lines = script.splitlines()
+    uv_venv = next(line for line in lines if "uv venv" in line)
+    # a venv of the image's Python 3.10 fails the version test and is replaced by uv's 3.11
+    assert "sys.version_info[:2] < (3, 11)" in uv_venv and "--python 3.11" in uv_venv
+    install = next(line for line in lines if "uv pip install" in line)
+    assert install.endswith("jax==0.10.2 'libtpu==0.0.42.*'")
+    assert f"klue/src/{head}[tpu]" in install
+    assert lines[-1].endswith("-m tpu.preflight --accelerator=v3-8 --python-version=3.11")
+    assert "mount" not in script  # no data disk: nothing to mount
+    *_, ssh = commands_of(dry("setup", *BASE, "--allow-dirty", "--jax-pin=jax==0.9.9"))
+    assert "jax==0.9.9 'libtpu==0.0.42.*'" in ssh[-1]
+
+
+def test_every_generation_has_a_pin_a_device_kind_and_a_runtime():
+    from tpu import settings
+
+    assert set(settings.JAX_PINS) == set(settings.RUNTIME_VERSIONS) == set(settings.DEVICE_KINDS)
+    per_host = {"v3-8": 8, "v3-32": 8, "v4-8": 4, "v4-32": 4, "v5litepod-8": 8, "v6e-8": 8}
+    per_host |= {"v5litepod-16": 4, "v5p-8": 4, "v2-8": 8}
+    assert {a: parse_accelerator(a).devices_per_host for a in per_host} == per_host
+
+
+def test_preflight_names_wrong_python_and_wrong_devices(monkeypatch):
+    from types import SimpleNamespace as D
+
+    from tpu import preflight
+
+    assert preflight.python_problems((3, 11, 4), "3.11") == []
+    assert preflight.python_problems((3, 12, 0), "3.11") == []
+    (msg,) = preflight.python_problems((3, 10, 12), "3.11")
+    assert "Python 3.10.12" in msg and ">= 3.11" in msg
+    v3 = parse_accelerator("v3-8")
+    assert preflight.device_problems(v3, [D(device_kind="TPU v3")] * 8) == []
+    (kind,) = preflight.device_problems(v3.__class__("v4-8", "v4", 8), [D(device_kind="cpu")] * 4)
+    assert "'TPU v4'" in kind and "['cpu']" in kind
+    problems = preflight.device_problems(v3, [D(device_kind="TPU v3")] * 4)
+    assert problems == ["v3-8 gives each of its 1 host(s) 8 devices, this one sees 4"]
+    assert preflight.main(["--accelerator=v3-8", "--no-device-check"]) == 0
+    cpu = ([D(device_kind="cpu")], "0.10.2")  # what JAX falls back to without a working libtpu
+    monkeypatch.setattr(preflight, "_jax_devices", lambda: cpu)
+    assert preflight.main(["--accelerator=v3-8"]) == preflight.PREFLIGHT_FAILED
+    monkeypatch.setattr(preflight, "_jax_devices", lambda: ([D(device_kind="TPU v3")] * 8, "x"))
+    assert preflight.main(["--accelerator=v3-8"]) == 0
+
+
+def test_data_disk_formatted_only_without_a_file_system_and_read_only_for_pods():
+    from tpu.settings import DATA_DEVICE, DATA_MOUNT
+
+    (create,) = commands_of(dry("create", *BASE, "--data-disk=ex"))
+    assert create[-1].endswith("/disks/ex,mode=read-write")
+    *_, ssh = commands_of(dry("setup", *BASE, "--allow-dirty", "--data-disk=ex"))
+    script = ssh[-1].removeprefix("--command=")
+    subprocess.run(["bash", "-n", "-c", script], check=True)
+    mount = next(line for line in script.splitlines() if line.startswith("mountpoint -q"))
+    assert f"if ! sudo blkid {DATA_DEVICE}" in mount and "mkfs.ext4 -q -m 0" in mount
+    assert mount.index("blkid") < mount.index("mkfs") < mount.index("mount -o discard")
+    (train,) = commands_of(dry("train", *BASE, "--data-disk=ex"))
+    text = train[-1]
+    assert f"rsync --recursive gs://bkt/klue/examples {DATA_MOUNT}/examples" in text
+    assert f"--config.data.examples_dir={DATA_MOUNT}/examples" in text
+    pod = [*BASE, "--accelerator=v4-32", "--data-disk=ex"]
+    (create,) = commands_of(dry("create", *pod))
+    assert create[-1].endswith("mode=read-only")
+    *_, ssh = commands_of(dry("setup", *pod, "--allow-dirty"))
+    assert "mkfs" not in ssh[-1] and "mount -o ro,noload" in ssh[-1]
+    (train,) = commands_of(dry("train", *pod))
+    assert "rsync" not in train[-1] and f"test -f {DATA_MOUNT}/examples/manifest.json" in train[-1]
+    assert launch.main(["create", *pod, "--data-disk-mode=read-write", "--dry-run"]) == 2
+
+
+def test_stage_and_train_include_the_held_out_examples(tmp_path):
+    folders = []
+    for name in ("tok", "ex", "heldout"):
+        (tmp_path / name).mkdir()
+        folders.append(tmp_path / name)
+    flags = [f"--tokenizer={folders[0]}", f"--examples={folders[1]}"]
+    flags.append(f"--eval-examples={folders[2]}")
+    cmds = commands_of(dry("stage", *BASE, *flags))
+    assert [c[-1] for c in cmds][2] == "gs://bkt/klue/eval_examples" and len(cmds) == 6
+    (train,) = commands_of(dry("train", *BASE, f"--eval-examples={folders[2]}"))
+    text = train[-1]
+    assert 'rsync --recursive gs://bkt/klue/eval_examples "$HOME"/klue/data/eval_examples' in text
+    assert '--config.data.eval_examples_dir="$HOME"/klue/data/eval_examples' in text
+
+
+def test_setup_refuses_a_config_the_commit_does_not_hold(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    (repo / "a.py").write_text("x = 1\n")
+    subprocess.run([*git, "add", "a.py"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], cwd=repo, check=True)
+    monkeypatch.chdir(repo)
+    head = launch.git_commit("HEAD", config="a.py")
+    (repo / "mine.py").write_text("y = 2\n")
+    with pytest.raises(SettingsError, match=r"mine.py is not in commit .*run: git add mine.py"):
+        launch.git_commit("HEAD", config="mine.py:tiny")
+    (repo / "a.py").write_text("x = 2\n")
+    with pytest.raises(SettingsError, match=r"a.py differs from commit .*git add a.py && git"):
+        launch.git_commit("HEAD", allow_dirty=True, config="a.py")
+    with pytest.raises(SettingsError, match="config file not found: nope.py"):
+        launch.git_commit("HEAD", config="nope.py")
+    assert len(head) == 40
+
+
+def test_gpu_help_lists_every_option_and_slurm_creates_the_log_folder(tmp_path, capsys):
+    for mode, options in {
+        "local": ["--restarts", "--gpus", "--config", "--workdir"],
+        "slurm": ["--log-dir", "--nodes", "--time", "--submit", "--sbatch-file"],
+    }.items():
+        with pytest.raises(SystemExit):
+            gpu.main([mode, "--help"])
+        text = capsys.readouterr().out
+        assert all(o in text for o in options), text
+    logs = tmp_path / "deep" / "logs"
+    argv = ["slurm", "--config", "c.py", "--workdir", "w", "--log-dir", str(logs)]
+    assert gpu.main([*argv, "--sbatch-file", str(tmp_path / "j.sbatch")]) == 0
+    assert logs.is_dir()
+
+
+FAKE_EXIT = """
+import os, signal, sys, time
+runs = int(open(sys.argv[1]).read()) if os.path.exists(sys.argv[1]) else 0
+open(sys.argv[1], "w").write(str(runs + 1))
+codes = [int(c) for c in sys.argv[2].split(",")]
+if codes[min(runs, len(codes) - 1)] == -1:  # wait for a signal, then "save" and exit 75
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(75))
+    time.sleep(60)
+sys.exit(codes[min(runs, len(codes) - 1)])
+"""
+
+
+@pytest.mark.parametrize(
+    ("codes", "restarts", "runs", "rc"),
+    [("3,75,0", 3, 3, 0), ("0", 3, 1, 0), ("130", 3, 1, 130), ("1", 3, 1, 1), ("3", 2, 3, 3)],
+)
+def test_gpu_local_loop_restarts_after_hang_or_preemption_only(tmp_path, codes, restarts, runs, rc):
+    (tmp_path / "fake.py").write_text(FAKE_EXIT)
+    counter = tmp_path / "runs"
+    cmd = [sys.executable, str(tmp_path / "fake.py"), str(counter), codes]
+    assert gpu.run_local(cmd, dict(os.environ), restarts) == rc
+    assert int(counter.read_text()) == runs
+
+
+def test_gpu_local_loop_stops_after_its_own_sigterm(tmp_path):
+    (tmp_path / "fake.py").write_text(FAKE_EXIT)
+    code = "import sys; from tpu import gpu; sys.exit(gpu.run_local(sys.argv[1:], None, 3))"
+    counter = tmp_path / "runs"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-c", code, sys.executable, str(tmp_path / "fake.py"), str(counter)]
+    proc = subprocess.Popen([*cmd, "-1"], env=env)
+    deadline = time.monotonic() + 30
+    while not counter.exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 75  # forwarded, saved, and not started again
+    assert counter.read_text() == "1"
+
+
+def test_queued_create_waits_until_active(monkeypatch):
+    s = make_settings(None, project="p", zone="z", name="q", bucket="gs://b", queued=True)
+    states = iter(["WAITING_FOR_RESOURCES", "PROVISIONING", "ACTIVE"])
+    seen = []
+
+    class Fake(launch.Runner):
+        def run(self, steps):
+            seen.extend(step.argv[3:5] for step in steps)
+
+        def capture(self, step):
+            seen.append(step.argv[3:5])
+            return 0, next(states) + "\n"
+
+    out = io.StringIO()
+    monkeypatch.setattr(launch.time, "sleep", lambda _: None)
+    launch._create(s, Fake(False, out))
+    assert seen[0] == ("queued-resources", "create") and len(seen) == 4
+    assert out.getvalue().count("waiting for capacity") == 2 and "ACTIVE" in out.getvalue()
+    states = iter(["WAITING_FOR_RESOURCES", "FAILED"])
+    with pytest.raises(launch.CommandFailed, match="state FAILED"):
+        launch._create(s, Fake(False, io.StringIO()))
+    assert "until the state is ACTIVE" in dry("create", *BASE, "--queued")[-1]
+
+
+def test_no_libtpu_noise_on_cpu_but_kept_on_a_tpu_machine():
+    import logging
+
+    from pretrain.metric_log import _QuietLibraries
+
+    def record(path: str, level: int, msg: str) -> logging.LogRecord:
+        return logging.LogRecord("jax", level, path, 1, msg, None, None)
+
+    bridge = "/x/jax/_src/xla_bridge.py"
+    noise = "Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: no such file"
+    cpu, tpu = _QuietLibraries(tpu_hardware=False), _QuietLibraries(tpu_hardware=True)
+    assert not cpu.filter(record(bridge, logging.INFO, noise))
+    assert tpu.filter(record(bridge, logging.INFO, noise))  # on a TPU VM it is the diagnosis
+    assert cpu.filter(record(bridge, logging.WARNING, noise))  # warnings always stay
+    cuda = "Unable to initialize backend 'cuda': no CUDA"
+    assert cpu.filter(record(bridge, logging.INFO, cuda))
+    assert cpu.filter(record("/x/pretrain/train.py", logging.INFO, noise))
+    assert not cpu.filter(record("/x/orbax/checkpoint/a.py", logging.INFO, "saved"))

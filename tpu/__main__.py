@@ -9,5 +9,6 @@ print_index(
         "launch": "create/setup/stage/train/logs/status/resume/delete a Cloud TPU job",
         "gpu": "one GPU host (local) or several under Slurm (sbatch script)",
         "worker": "what each host runs: pretrain.main with a log uploaded to the bucket",
+        "preflight": "run by setup on every worker: Python and devices vs the accelerator",
     },
 )

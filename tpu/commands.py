@@ -10,10 +10,12 @@ Layout of a run (``RUN = gs://BUCKET/RUN_NAME``)::
     RUN/code/<commit>.tar.gz   this project at the launched git commit (git archive)
     RUN/tokenizer/             the tokenizer folder            (stage)
     RUN/examples/              the pretraining examples folder (stage)
+    RUN/eval_examples/         the held-out examples folder, when EVAL_EXAMPLES is set (stage)
     RUN/workdir/               checkpoints, TensorBoard events, metrics (written by the trainer)
     RUN/logs/<host>.log        each worker's log, uploaded every minute and at exit
 
-and on every worker ``REMOTE_ROOT/{src/<commit>,current,venv,data,logs}``.
+and on every worker ``REMOTE_ROOT/{src/<commit>,current,venv,data,logs}``; with a data disk
+(DATA_DISK=) the examples live on it instead, mounted at `tpu.settings.DATA_MOUNT`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import dataclasses
 import re
 import shlex
 
-from tpu.settings import Settings
+from tpu.settings import DATA_DEVICE, DATA_MOUNT, Settings
 
 LOG_UPLOAD_SECONDS = 60
 
@@ -122,7 +124,7 @@ def create(s: Settings) -> list[Step]:
     if s.data_disk:
         argv.append(
             f"--data-disk=source=projects/{s.project}/zones/{s.zone}/disks/{s.data_disk},"
-            "mode=read-write"
+            f"mode={s.disk_mode}"
         )
     acc = s.acc
     why = (
@@ -133,24 +135,69 @@ def create(s: Settings) -> list[Step]:
     return [Step(tuple(argv), why)]
 
 
+def python_lines(s: Settings) -> list[str]:
+    """A venv with Python ``s.python_version`` whatever the image ships (uv downloads one).
+
+    tpu-ubuntu2204-base (v2-v4) has Python 3.10; the project needs 3.11. ``uv`` comes from PyPI
+    (``pip install --user``) or its installer; a venv of the wrong version is replaced.
+    """
+    venv = _r(s, "venv")
+    want = tuple(int(x) for x in s.python_version.split("."))
+    version_ok = f"{venv}/bin/python -c " + shlex.quote(
+        f"import sys; sys.exit(sys.version_info[:{len(want)}] < {want})"
+    )
+    return [
+        'export PATH="$HOME/.local/bin:$PATH"',
+        "command -v uv >/dev/null || python3 -m pip install --user --quiet 'uv>=0.5,<1' "
+        "|| curl -LsSf https://astral.sh/uv/install.sh | sh",
+        f"if ! {version_ok} 2>/dev/null; then rm -rf {venv}; "
+        f"uv venv --quiet --python {shlex.quote(s.python_version)} {venv}; fi",
+    ]
+
+
+def data_disk_lines(s: Settings) -> list[str]:
+    """Formats the data disk if it has no file system (read-write only) and mounts it."""
+    if not s.data_disk:
+        return []
+    dev, mnt = DATA_DEVICE, DATA_MOUNT
+    missing = f'echo "error: no data disk at {dev} on $(hostname) (DATA_DISK={s.data_disk})"'
+    lines = [f"test -b {dev} || {{ {missing} >&2; exit 1; }}"]
+    if s.disk_mode == "read-write":
+        mount = (
+            f"if ! sudo blkid {dev} >/dev/null 2>&1; then "
+            f"sudo mkfs.ext4 -q -m 0 -E lazy_itable_init=0,lazy_journal_init=0,discard {dev}; fi; "
+            f"sudo mkdir -p {mnt}; sudo mount -o discard,defaults {dev} {mnt}; "
+            f'sudo chown "$(id -u):$(id -g)" {mnt}'
+        )
+    else:
+        empty = f'echo "error: read-only data disk {s.data_disk} has no file system: fill it first"'
+        mount = (
+            f"sudo blkid {dev} >/dev/null 2>&1 || {{ {empty} >&2; exit 1; }}; "
+            f"sudo mkdir -p {mnt}; sudo mount -o ro,noload {dev} {mnt}"
+        )
+    return lines + [f"mountpoint -q {mnt} || {{ {mount}; }}"]
+
+
 def setup(s: Settings, commit: str) -> list[Step]:
-    """This project at ``commit`` on every worker, in a venv with ``jax[tpu]``."""
+    """This project at ``commit`` on every worker, in a venv with the pinned JAX/libtpu pair."""
     s.require("project", "zone", "name", "bucket")
     archive = f"/tmp/klue-{commit}.tar.gz"
     src = _r(s, "src", commit)
     venv = _r(s, "venv")
+    jax_pin, libtpu_pin = s.pins
+    preflight = [f"--accelerator={s.accelerator}", f"--python-version={s.python_version}"]
+    if not s.device_check:
+        preflight.append("--no-device-check")
     remote = _script(
         f"mkdir -p {src} {_r(s, 'logs')} {_r(s, 'data')}",
         f"gcloud storage cp {shlex.quote(code_uri(s, commit))} - | tar -xz -C {src}",
-        f"test -x {venv}/bin/python || {s.python} -m venv {venv}",
-        f"{venv}/bin/pip install -q --upgrade pip",
-        f"{venv}/bin/pip install -q -e {_r(s, 'src', f'{commit}[{s.jax_extra}]')}",
+        *python_lines(s),
+        f"uv pip install --quiet --python {venv}/bin/python "
+        f"-e {_r(s, 'src', f'{commit}[{s.jax_extra}]')} "
+        f"{shlex.quote(jax_pin)} {shlex.quote(libtpu_pin)}",
         f"ln -sfn {src} {_r(s, 'current')}",
-        f"{venv}/bin/python -c "
-        + shlex.quote(
-            "import jax; print(jax.process_index(), jax.local_device_count(), "
-            "jax.device_count(), jax.devices()[0].device_kind)"
-        ),
+        *data_disk_lines(s),
+        f"cd {src} && {venv}/bin/python -m tpu.preflight {' '.join(preflight)}",
     )
     return [
         Step(
@@ -158,15 +205,28 @@ def setup(s: Settings, commit: str) -> list[Step]:
             f"this project at commit {commit[:12]} (tracked files only)",
         ),
         Step(("gcloud", "storage", "cp", archive, code_uri(s, commit)), "code to the bucket"),
-        _ssh(s, remote, why="venv + this project + jax[tpu] on every worker; prints devices"),
+        _ssh(
+            s,
+            remote,
+            why=f"Python {s.python_version} venv + this project + {jax_pin} {libtpu_pin} on every "
+            "worker; checks Python and devices",
+        ),
     ]
+
+
+def staged_folders(s: Settings) -> list[tuple[str, str]]:
+    """(local folder, name under RUN) of everything `stage` uploads."""
+    folders = [(s.tokenizer, "tokenizer"), (s.examples, "examples")]
+    if s.eval_examples:
+        folders.append((s.eval_examples, "eval_examples"))
+    return folders
 
 
 def stage(s: Settings) -> list[Step]:
     """Tokenizer and examples to the bucket; files already there with equal hashes are skipped."""
     s.require("bucket", "tokenizer", "examples")
     steps = []
-    for local, sub in ((s.tokenizer, "tokenizer"), (s.examples, "examples")):
+    for local, sub in staged_folders(s):
         steps.append(
             Step(
                 (
@@ -181,7 +241,7 @@ def stage(s: Settings) -> list[Step]:
                 f"{sub}: upload what is missing or differs (by hash)",
             )
         )
-    for sub in ("tokenizer", "examples"):
+    for _, sub in staged_folders(s):
         steps.append(
             Step(
                 ("gcloud", "storage", "ls", "--long", "--recursive", f"{s.run_uri}/{sub}"),
@@ -189,6 +249,12 @@ def stage(s: Settings) -> list[Step]:
             )
         )
     return steps
+
+
+def _running(pid_file: str) -> str:
+    """A shell test: the process in ``pid_file`` exists and is not a zombie (an exited job
+    whose parent has not reaped it yet is not running; ``kill -0`` alone says it is)."""
+    return f'[ -f {pid_file} ] && ps -o stat= -p "$(cat {pid_file})" 2>/dev/null | grep -q "^[^Z]"'
 
 
 def worker_argv(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
@@ -203,9 +269,28 @@ def worker_argv(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[st
         "--",
         f"--config={s.config}",
         f"--workdir={s.run_uri}/workdir",
-        f"--config.data.examples_dir={root}/data/examples",
+        f"--config.data.examples_dir={s.examples_dir}",
         f"--config.data.tokenizer_dir={s.run_uri}/tokenizer",
+        *([f"--config.data.eval_examples_dir={s.eval_examples_dir}"] if s.eval_examples else []),
         *extra,
+    ]
+
+
+def _data_lines(s: Settings) -> list[str]:
+    """Examples (and held-out examples) from the bucket to the worker's disk, or a check that
+    the read-only data disk holds them."""
+    folders = [("examples", s.examples_dir)]
+    if s.eval_examples:
+        folders.append(("eval_examples", s.eval_examples_dir))
+    if s.data_disk and s.disk_mode == "read-only":
+        return [
+            f'test -f {sh_word(local)}/manifest.json || {{ echo "error: {local}/manifest.json '
+            f'missing on $(hostname): fill the read-only data disk first" >&2; exit 1; }}'
+            for _, local in folders
+        ]
+    return [
+        f"gcloud storage rsync --recursive {s.run_uri}/{sub} {sh_word(local)}"
+        for sub, local in folders
     ]
 
 
@@ -225,9 +310,9 @@ def train(s: Settings, extra: list[str] | tuple[str, ...] = ()) -> list[Step]:
     remote = _script(
         f"cd {_r(s, 'current')}",
         f"mkdir -p {_r(s, 'logs')} {_r(s, 'data')}",
-        f'if [ -f {pid} ] && kill -0 "$(cat {pid})" 2>/dev/null; then '
-        'echo "already running on $(hostname)"; exit 0; fi',
-        f"gcloud storage rsync --recursive {s.run_uri}/examples {_r(s, 'data', 'examples')}",
+        f'if {_running(pid)}; then echo "already running on $(hostname)"; exit 0; fi',
+        *data_disk_lines(s),  # after a reboot (maintenance) the disk is no longer mounted
+        *_data_lines(s),
         f"nohup setsid {sh_join(worker_argv(s, extra))} >/dev/null 2>&1 </dev/null &",
         f"echo $! > {pid}",
         'echo "started on $(hostname)"',
@@ -246,37 +331,33 @@ def status(s: Settings) -> list[Step]:
     """The VM's state, whether training runs on each worker, and the newest checkpoints."""
     s.require("project", "zone", "name", "bucket")
     pid = _r(s, "train.pid")
-    if s.queued:
-        describe = Step(
-            (
-                "gcloud",
-                "compute",
-                "tpus",
-                "queued-resources",
-                "describe",
-                s.name,
-                *_scope(s),
-                "--format=value(state.state)",
-            ),
-            "queued resource state",
-            check=False,
-        )
-    else:
-        describe = describe_step(s)
+    describe = queued_state_step(s) if s.queued else describe_step(s)
     probe = _script(
-        f'if [ -f {pid} ] && kill -0 "$(cat {pid})" 2>/dev/null; '
+        f"if {_running(pid)}; "
         'then echo "$(hostname): running"; else echo "$(hostname): not running"; fi',
         f"tail -n 2 {_r(s, 'logs', 'train.log')} 2>/dev/null || true",
     )
+    # a preempted or deleted VM cannot be reached: the probe fails, the listing still runs
+    probe_step = _ssh(s, probe, why="training process and last log lines per worker")
     return [
         describe,
-        _ssh(s, probe, why="training process and last log lines per worker"),
+        dataclasses.replace(probe_step, check=False),
         Step(
             ("gcloud", "storage", "ls", f"{s.run_uri}/workdir/checkpoints/"),
             "checkpoints in the bucket",
             check=False,
         ),
     ]
+
+
+def queued_state_step(s: Settings) -> Step:
+    """The queued resource's state: WAITING_FOR_RESOURCES, PROVISIONING, ACTIVE, FAILED, ..."""
+    argv = ("gcloud", "compute", "tpus", "queued-resources", "describe", s.name, *_scope(s))
+    return Step((*argv, "--format=value(state.state)"), "queued resource state", check=False)
+
+
+# Queued-resource states after which the request will not become ACTIVE by itself.
+QUEUED_DEAD_STATES = ("FAILED", "SUSPENDED", "SUSPENDING")
 
 
 def describe_step(s: Settings) -> Step:

@@ -18,8 +18,10 @@ tpu/README.md. Exit codes: 0 done, 1 a command failed, 2 bad settings.
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,8 +67,29 @@ class Runner:
         print(f"# {text}", file=self.out, flush=True)
 
 
-def git_commit(ref: str = "HEAD", allow_dirty: bool = False) -> str:
-    """The commit to ship; refuses uncommitted changes to tracked files unless allowed."""
+def config_problem(config: str, commit: str) -> str:
+    """ "" when the config file is in ``commit`` as it is on disk; else the refusal to print.
+
+    Workers get ``git archive`` of the commit: a config file only in the working tree (new, or
+    changed since) would silently not be the one they train with."""
+    rel = config.split(":", 1)[0]  # "file.py:variant"
+    if not Path(rel).is_file():
+        return f"config file not found: {rel}"
+    fix = f"git add {shlex.quote(rel)} && git commit -m {shlex.quote('pretraining config ' + rel)}"
+    tracked = subprocess.run(
+        ["git", "cat-file", "-e", f"{commit}:{Path(rel).as_posix()}"], capture_output=True
+    )
+    if tracked.returncode:
+        return f"{rel} is not in commit {commit[:12]}, so the workers would not get it; run: {fix}"
+    same = subprocess.run(["git", "diff", "--quiet", commit, "--", rel], capture_output=True)
+    if same.returncode:
+        return f"{rel} differs from commit {commit[:12]} (the workers get the commit's); run: {fix}"
+    return ""
+
+
+def git_commit(ref: str = "HEAD", allow_dirty: bool = False, config: str = "") -> str:
+    """The commit to ship; refuses uncommitted changes to tracked files unless allowed, and a
+    config file the commit does not hold as it is here (always: see `config_problem`)."""
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
@@ -82,27 +105,33 @@ def git_commit(ref: str = "HEAD", allow_dirty: bool = False) -> str:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         raise SettingsError(f"cannot read the git commit {ref!r}: {e}") from e
+    problem = config_problem(config, commit) if config else ""
+    if problem:
+        raise SettingsError(problem)
     if dirty and ref == "HEAD" and not allow_dirty:
         raise SettingsError(
             "uncommitted changes to tracked files: workers get the committed tree only; "
-            "commit first or pass --allow-dirty"
+            "commit first (git commit -am 'launch') or pass --allow-dirty"
         )
     return commit
 
 
-def parse_sizes(listing: str) -> dict[str, int]:
-    """``gcloud storage ls --long`` output -> {object name under the prefix: size}."""
+def parse_sizes(listing: str, prefix: str = "gs://") -> dict[str, int]:
+    """``gcloud storage ls --long`` output -> {object name under ``prefix``: size}.
+
+    Lines are ``SIZE  DATE  NAME``; the ``TOTAL:`` line and folder lines (no size) are not
+    objects. ``prefix`` is the listed URI (``gs://...`` or a shared folder's path)."""
     sizes = {}
     for line in listing.splitlines():
         parts = line.split()
-        if len(parts) >= 3 and parts[0].isdigit() and parts[-1].startswith("gs://"):
+        if len(parts) >= 3 and parts[0].isdigit() and parts[-1].startswith(prefix):
             sizes[parts[-1]] = int(parts[0])
     return sizes
 
 
 def check_staged(local: str, uri: str, listing: str) -> list[str]:
     """Every local file exists in the bucket with the same size; returns the mismatches."""
-    remote = parse_sizes(listing)
+    remote = parse_sizes(listing, uri)
     problems = []
     base = Path(local)
     for path in sorted(p for p in base.rglob("*") if p.is_file()):
@@ -115,16 +144,17 @@ def check_staged(local: str, uri: str, listing: str) -> list[str]:
 
 
 def _stage(s, runner: Runner) -> None:
-    for folder in (s.tokenizer, s.examples):
+    folders = [local for local, _ in commands.staged_folders(s)]
+    for folder, sub in commands.staged_folders(s):
         if not Path(folder).is_dir():
             if not runner.dry_run:
                 raise SettingsError(f"not a folder: {folder}")
             runner.note(f"warning: {folder} is not a folder here (a real run stops)")
-        if not (Path(folder) / "manifest.json").is_file() and "examples" in folder:
+        elif sub != "tokenizer" and not (Path(folder) / "manifest.json").is_file():
             runner.note(f"warning: {folder} has no manifest.json (an unfinished stage?)")
     steps = commands.stage(s)
-    runner.run(steps[:2])
-    for step, local in zip(steps[2:], (s.tokenizer, s.examples), strict=True):
+    runner.run(steps[: len(folders)])
+    for step, local in zip(steps[len(folders) :], folders, strict=True):
         rc, out = runner.capture(step)
         if runner.dry_run:
             continue
@@ -136,6 +166,35 @@ def _stage(s, runner: Runner) -> None:
         runner.note(f"verified: every file of {local} is in {step.argv[-1]} with its size")
 
 
+QUEUED_POLL_SECONDS = 30.0
+
+
+def wait_until_active(s, runner: Runner, poll: float = QUEUED_POLL_SECONDS) -> None:
+    """After a queued-resource create: waits until it is ACTIVE (its node exists), so that
+    setup can reach the workers; a request that failed or was suspended is an error."""
+    step = commands.queued_state_step(s)
+    if runner.dry_run:
+        runner.show(step)
+        runner.note(f"(repeated every {poll:.0f} s until the state is ACTIVE)")
+        return
+    while True:
+        rc, out = runner.capture(step)
+        state = out.strip().splitlines()[-1].strip() if out.strip() else ""
+        if rc == 0 and state == "ACTIVE":
+            runner.note("queued resource ACTIVE: the TPU VM exists")
+            return
+        if rc or state in commands.QUEUED_DEAD_STATES:
+            raise CommandFailed(f"queued resource {s.name}: state {state or 'unknown'}\n{out}")
+        runner.note(f"queued resource {state}: waiting for capacity, next look in {poll:.0f} s")
+        time.sleep(poll)
+
+
+def _create(s, runner: Runner) -> None:
+    runner.run(commands.create(s))
+    if s.queued:
+        wait_until_active(s, runner)
+
+
 def _resume(s, runner: Runner, commit: str, extra: list[str]) -> None:
     """READY -> train again (it continues from the newest checkpoint); gone or dead -> recreate."""
     rc, out = runner.capture(commands.describe_step(s))
@@ -144,14 +203,17 @@ def _resume(s, runner: Runner, commit: str, extra: list[str]) -> None:
         runner.note("if the state is READY: only the train step below")
         runner.note(f"if {'/'.join(commands.DEAD_STATES)} or not found: delete (when it exists),")
         runner.note("create, setup, then train; train resumes from RUN/workdir/checkpoints")
-        runner.run(commands.delete(s) + commands.create(s) + commands.setup(s, commit))
+        runner.run(commands.delete(s))
+        _create(s, runner)
+        runner.run(commands.setup(s, commit))
     elif rc == 0 and state == "READY":
         runner.note("TPU is READY: restarting training (continues from the newest checkpoint)")
     else:
         runner.note(f"TPU state {state or 'not found'}: recreating")
         if rc == 0:
             runner.run(commands.delete(s))
-        runner.run(commands.create(s) + commands.setup(s, commit))
+        _create(s, runner)
+        runner.run(commands.setup(s, commit))
     runner.run(commands.train(s, extra))
 
 
@@ -193,9 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         if overrides and sub not in ("train", "resume"):
             raise SettingsError(f"{sub} takes no pretrain.main flags after --")
         if sub == "create":
-            runner.run(commands.create(s))
+            _create(s, runner)
         elif sub == "setup":
-            runner.run(commands.setup(s, git_commit(args.commit, args.allow_dirty)))
+            runner.run(commands.setup(s, git_commit(args.commit, args.allow_dirty, s.config)))
         elif sub == "stage":
             _stage(s, runner)
         elif sub == "train":
@@ -205,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         elif sub == "status":
             runner.run(commands.status(s))
         elif sub == "resume":
-            _resume(s, runner, git_commit(args.commit, args.allow_dirty), args.overrides)
+            commit = git_commit(args.commit, args.allow_dirty, s.config)
+            _resume(s, runner, commit, args.overrides)
         elif sub == "delete":
             runner.run(commands.delete(s))
     except SettingsError as e:

@@ -29,6 +29,46 @@ RUNTIME_VERSIONS = {
     "v6e": "v2-alpha-tpuv6e",
 }
 
+# The JAX/libtpu pair `setup` installs on each generation's workers (pip requirement strings),
+# and the Python they need. Sources:
+# * jax==0.10.2 -> libtpu==0.0.42.*: jax 0.10.2's own ``tpu`` extra (its wheel METADATA,
+#   ``Requires-Dist: libtpu==0.0.42.*; extra == "tpu"``), the pair JAX releases together;
+#   jax 0.10.2 needs Python >= 3.11 (``Requires-Python``), this project too (pyproject.toml).
+# * libtpu on PyPI (release notes of 0.0.21.1 - 0.0.45): built for Python 3.11-3.14 (0.0.43
+#   dropped 3.11, 0.0.43.2 restored it), hence Python 3.11 on every worker.
+# * v4, v5e, v5p, v6e: generations JAX documents for current libtpu (Cloud TPU "Run JAX on a
+#   TPU VM" guide installs plain ``jax[tpu]``).
+# * v2, v3: INFERRED, not documented: no release note says libtpu 0.0.42 still runs v2/v3, and
+#   no TPU was available to this project to try it. `setup`'s device check fails early if it
+#   does not; pin an older pair with JAX_PIN= / LIBTPU_PIN= in the env file then.
+PYTHON_VERSION = "3.11"
+JAX_PINS = {
+    "v2": ("jax==0.10.2", "libtpu==0.0.42.*"),  # inferred (see above)
+    "v3": ("jax==0.10.2", "libtpu==0.0.42.*"),  # inferred (see above)
+    "v4": ("jax==0.10.2", "libtpu==0.0.42.*"),
+    "v5litepod": ("jax==0.10.2", "libtpu==0.0.42.*"),
+    "v5p": ("jax==0.10.2", "libtpu==0.0.42.*"),
+    "v6e": ("jax==0.10.2", "libtpu==0.0.42.*"),
+}
+
+# What JAX reports on one worker of each generation: local devices per host and their
+# ``device_kind``. v2/v3 show each TensorCore as a device (8 per host); v4 and v5p fuse a
+# chip's two cores ("megacore", 4 per host); v5e/v6e have one core per chip.
+DEVICE_KINDS = {
+    "v2": "TPU v2",
+    "v3": "TPU v3",
+    "v4": "TPU v4",
+    "v5litepod": "TPU v5 lite",
+    "v5p": "TPU v5",
+    "v6e": "TPU v6 lite",
+}
+_DEVICES_PER_CHIP = {"v2": 2, "v3": 2, "v4": 1, "v5p": 1, "v5litepod": 1, "v6e": 1}
+
+# Where the data disk (DATA_DISK=) is mounted on every worker; the example cache lives on it.
+DATA_MOUNT = "/mnt/disks/klue-data"
+# The first extra persistent disk of a Compute Engine / TPU VM, by its stable name.
+DATA_DEVICE = "/dev/disk/by-id/google-persistent-disk-1"
+
 # How the number in an accelerator type counts, per generation, and chips per host. v2-v4 and
 # v5p count TensorCores (two per chip); v5e (v5litepod) and v6e count chips. A host (TPU VM
 # worker) drives 4 chips, except the single-host 8-chip v5e/v6e slices.
@@ -66,6 +106,15 @@ class Accelerator:
     def runtime_version(self) -> str:
         return RUNTIME_VERSIONS[self.generation]
 
+    @property
+    def devices_per_host(self) -> int:
+        """JAX devices one worker sees: its chips (v2/v3: its TensorCores)."""
+        return self.chips // self.hosts * _DEVICES_PER_CHIP[self.generation]
+
+    @property
+    def device_kind(self) -> str:
+        return DEVICE_KINDS[self.generation]
+
 
 def parse_accelerator(name: str) -> Accelerator:
     """``v3-8`` -> Accelerator('v3-8', 'v3', 8); a clear error for anything else."""
@@ -90,14 +139,19 @@ class Settings:
     runtime_version: str = ""  # "" = the generation's entry in RUNTIME_VERSIONS
     spot: bool = False
     queued: bool = False
-    bucket: str = ""
+    bucket: str = ""  # gs://BUCKET, or /shared/path on a file system all workers mount
     run: str = ""  # "" = the TPU name
     config: str = "pretrain/configs/bert_base.py"
     tokenizer: str = "runs/demo/tokenizer"
     examples: str = "runs/demo/examples"
+    eval_examples: str = ""  # held-out examples folder (pretrain's data.eval_examples_dir)
     data_disk: str = ""  # an existing persistent disk for large example sets (attached at create)
+    data_disk_mode: str = ""  # read-write | read-only ("" = read-write on 1 host, else read-only)
     remote_root: str = "~/klue"  # on every worker: code, venv, local data copy, logs
-    python: str = "python3"
+    python_version: str = PYTHON_VERSION  # installed on every worker by uv, whatever the image's
+    jax_pin: str = ""  # "" = the generation's entry in JAX_PINS
+    libtpu_pin: str = ""  # "" = the generation's entry in JAX_PINS
+    device_check: bool = True  # setup fails unless each worker sees the accelerator's devices
     jax_extra: str = "tpu"  # pip extra of this project installed on the workers
 
     @property
@@ -113,6 +167,40 @@ class Settings:
         return self.run or self.name
 
     @property
+    def pins(self) -> tuple[str, str]:
+        """(jax, libtpu) requirement strings for the workers."""
+        jax_pin, libtpu_pin = JAX_PINS[self.acc.generation]
+        return self.jax_pin or jax_pin, self.libtpu_pin or libtpu_pin
+
+    @property
+    def disk_mode(self) -> str:
+        """read-write on one host; a pod's hosts share the disk, which only read-only allows."""
+        mode = self.data_disk_mode or ("read-write" if self.acc.hosts == 1 else "read-only")
+        if mode not in ("read-write", "read-only"):
+            raise SettingsError(f"DATA_DISK_MODE must be read-write or read-only, got {mode!r}")
+        if mode == "read-write" and self.acc.hosts > 1:
+            raise SettingsError(
+                f"{self.accelerator} has {self.acc.hosts} hosts: a disk attached to several "
+                "hosts must be read-only (DATA_DISK_MODE=read-only; fill it first, tpu/README.md)"
+            )
+        return mode
+
+    @property
+    def examples_dir(self) -> str:
+        """The examples folder on every worker: on the data disk when there is one."""
+        if self.data_disk:
+            return f"{DATA_MOUNT}/examples"
+        return f"{self.remote_root.rstrip('/')}/data/examples"
+
+    @property
+    def eval_examples_dir(self) -> str:
+        if not self.eval_examples:
+            return ""
+        if self.data_disk:
+            return f"{DATA_MOUNT}/eval_examples"
+        return f"{self.remote_root.rstrip('/')}/data/eval_examples"
+
+    @property
     def run_uri(self) -> str:
         """``gs://bucket/run``: everything of this run lives under it."""
         return f"{self.bucket.rstrip('/')}/{self.run_name}"
@@ -125,8 +213,13 @@ class Settings:
                 f"--{f.replace('_', '-')} (or {f.upper()}= in the env file)" for f in missing
             )
             raise SettingsError(f"missing setting(s): {flags}")
-        if "bucket" in fields and not self.bucket.startswith("gs://"):
-            raise SettingsError(f"--bucket must be a gs:// URI, got {self.bucket!r}")
+        if "bucket" in fields and not (
+            self.bucket.startswith("gs://") or self.bucket.startswith("/")
+        ):
+            raise SettingsError(
+                f"--bucket must be a gs:// URI (or an absolute path on a file system every "
+                f"worker mounts, such as Filestore), got {self.bucket!r}"
+            )
         self.acc  # noqa: B018  (validates the accelerator type)
 
 

@@ -4,7 +4,9 @@ What the launcher starts on every TPU worker (and `tpu.gpu` on every GPU host): 
 ``python -m pretrain.main PRETRAIN_FLAGS`` as a child process, appends the child's output to a
 local log file, copies that log to ``URI/<hostname>.log`` every minute and at exit (so a
 preempted VM's log survives it), forwards SIGTERM/SIGINT to the child (which then takes part in
-the coordinated save-and-stop of `pretrain.train`) and exits with the child's exit code.
+the coordinated save-and-stop of `pretrain.train`) and exits with the child's exit code (0 done,
+75 preempted, 130 Ctrl-C: `pretrain.supervision`). The child runs in its own session, so a
+Ctrl-C in the terminal reaches it once, through this wrapper (twice would mean "exit at once").
 
 ``URI`` may be a ``gs://`` prefix or a local folder (tests, shared file systems on GPU
 clusters); the copy goes through `pretrain.storage`, like every other file of the run.
@@ -50,7 +52,7 @@ def run(
     with open(log_file, "ab") as log:
         log.write(f"[tpu.worker] {time.strftime('%F %T')} start: {cmd}\n".encode())
         log.flush()
-        child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
         def forward(signum, _frame):
             if child.poll() is None:
