@@ -141,6 +141,8 @@ def lifespan(text: str, s: int, e: int) -> bool:
     if "년" not in text[s:e]:
         return False  # leads write "1974년 7월 2일"; "(2019. 8. 1. ~ )" is a term of office
     if life.group("death"):
+        if not text[s : s + 4].isdigit():
+            return False  # "66년 …": a lead writes the full year
         born, died = int(text[s : s + 4]), int(life.group("death"))
         if not 1 <= died - born <= 125:
             return False  # "(1905년 6월 10일~1905년 11월 …)": a period, not a life

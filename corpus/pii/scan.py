@@ -25,8 +25,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from corpus.pii.detectors import KR_SLD, PLATE_LETTERS, REGISTRY, TYPES, Detector
+from corpus.pii.detectors import (
+    BARE_HOST_DOT,
+    BARE_HOST_HINT,
+    PLATE_LETTERS,
+    REGISTRY,
+    TYPES,
+    Detector,
+)
 from corpus.pii.validators import DASHES
+from corpus.pii.width import fold
 
 
 @dataclass(frozen=True, order=True)
@@ -133,7 +141,7 @@ def _without_backrefs(pattern: str) -> str:
 #: ``@``, a URL scheme or ``www.``, or a passport number's letters and first digit. (A bare
 #: host, ``abc.go.kr``, starts its candidate on the dot before ``go.kr``.)
 _LETTER_GATES = {
-    "email": r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+@",
+    "email": r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?(?:@|[(\[{<]?\s?(?:at|AT)\b)",
     "url": r"(?:https?|ftp)://|www\.",
     "passport": r"[A-Z][A-Z]?\d",
 }
@@ -170,8 +178,8 @@ def _combined(names: tuple[str, ...], bare_hosts: bool = True) -> re.Pattern:
     if letter:
         gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
     gates += [r"(?![0-9A-Za-z(.])", r"\((?=0)"]
-    if dots:  # the dot before a bare host's ".go.kr" (see the url detector)
-        gates.append(r"\.(?=" + KR_SLD + ")")
+    if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
+        gates.append(BARE_HOST_DOT)
     else:
         first = first.replace(r"\.", "")
     rx = re.compile(f"[{first}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
@@ -256,7 +264,8 @@ class Scanner:
             self._search = _combined(self.types, bare_hosts=False).search
             self._search_kr = _combined(self.types).search
             self._candidates = _candidates(self.types)
-        search = self._search_kr if ".kr" in text else self._search
+        text = fold(text)  # full-width forms as ASCII, same offsets (corpus.pii.width)
+        search = self._search_kr if BARE_HOST_HINT.search(text) else self._search
         candidates = self._candidates
         spans: list[Span] = []
         floor = 0
@@ -279,6 +288,7 @@ class Scanner:
         return spans
 
     def _find_plain(self, text: str) -> list[Span]:
+        text = fold(text)
         active = self.active(text)
         if not active:
             return []
