@@ -45,22 +45,25 @@ _BUILDING_NAME = (
     r"(?:\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}(?:" + BUILDING_WORDS + r")"
     r"(?:\s?[A-Za-z0-9]{1,3}동)?(?=\s?(?:지하\s?)?\d))?"
 )
+#: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
+UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입]))"
 _ADDRESS_TAIL = re.compile(
     r"(?:-\d{1,4})?(?:번지)?" + _BUILDING_NAME
-    + r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}호|,?\s?(?:지하\s?)?\d{1,3}층)*"
+    + r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}" + UNIT_HO + r"|,?\s?(?:지하\s?)?\d{1,3}층)*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
 )  # fmt: skip
 #: A tail that only an address has (see the module docstring).
-_STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?호|" + BUILDING_WORDS)
+_STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
 #: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
 _NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
-#: Road forms that only a street has: 대로, a numbered branch, a 동 N가 neighbourhood.
-_STREET_FORM = re.compile(r"[가-힣]대로$|\d번?\s?길$|[동로]\s?\d{1,2}가$|[가-힣]\d가$")
+#: Road forms that only a street has: a numbered branch, a 동 N가 neighbourhood. (Not 대로:
+#: "반대로 6층", "차례대로 1", "부대로 38" end in the particle 대로, "as, by".)
+_STREET_FORM = re.compile(r"\d번?\s?길$|[동로]\s?\d{1,2}가$|[가-힣]\d가$")
 _BUILDING = re.compile(BUILDING_WORDS)
 #: Address words before the name ("주소는 역삼동 622", "자택(정자동 278)").
 _CONTEXT_BEFORE = re.compile(
-    r"주소|거주|자택|소재|사는\s?곳|살고|살던|사시는|이사|우편|배송|택배|도로명|지번|집은|집이|본가"
+    r"주소|거주|자택|소재|사는\s?곳|살고|살던|사시는|이사|우편|배송|택배|도로명|지번|본가"
     r"|위치(?:한|는)|현주소|번지"
 )
 #: Address words right after the number ("622에 살고", "544 앞에서", "35 일대").
@@ -135,13 +138,29 @@ def _units_before(tokens: list[list]) -> tuple[list[str], int]:
     return units, start
 
 
+#: Words that end in 대로 as "as, according to" does ("계획대로", "상대로"), not a 대로 street.
+NOT_AVENUES = frozenset(
+    "상대로 그대로 제대로 마음대로 맘대로 멋대로 뜻대로 말대로 예상대로 계획대로 예정대로 "
+    "원래대로 사실대로 규정대로 순서대로 약속대로 요구대로 지시대로 생각대로 명령대로 원칙대로 "
+    "기대대로 법대로 이대로 저대로 그런대로 나름대로 당초대로 관례대로 전례대로 절차대로 "
+    "합의대로 요청대로 바람대로 소원대로 의도대로 지침대로 설명대로 주장대로 보도대로".split()
+)
+
+
 def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: int) -> bool:
     """True when an address with no unit before it is still an address (module docstring)."""
     name = re.sub(r"\s?\d.*$", "", road)  # "삼선동 1가" -> "삼선동"
-    if len(name) < 3 or name in places.NOT_LOTS:
-        return False
-    if _STREET_FORM.search(road) or "-" in num:
+    if (
+        len(name) < 3
+        or name in places.NOT_LOTS
+        or name in NOT_AVENUES
+        or name.endswith(("거리", "도로"))
+    ):
+        return False  # "최대사거리 1500-2000": a range, not a lot
+    if _STREET_FORM.search(road):
         return True
+    if "-" in num and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
+        return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
     if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
         return True
     if _CONTEXT_AFTER.match(text, end):
@@ -153,8 +172,10 @@ def accept_address(text: str, m: re.Match, floor: int):
     """The span of the address whose number `m` matched, or None (module docstring)."""
     if m.group()[-1] == "호":
         return accept_unit(text, m)
-    if not any(c in "123456789" for c in m.group()):
-        return None  # "000번길 00": a house number masked with zeros
+    if m.group()[0] == "0":
+        return (
+            None  # "000번길 00": masked with zeros; "숫자로 001부터": no house number has a 0 first
+        )
     s = m.start()
     if m.end() - s == 1 and text.startswith("가", m.end()):
         return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number

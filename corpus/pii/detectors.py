@@ -533,17 +533,10 @@ _UNITS = r"억|만|천|원|명|개|년|달러|위|호|번지|점|권|회|건|여
 #: when it ends its word: attached, followed by a particle, another unit or no Hangul; written
 #: apart, followed by no Hangul. So "45나 6789 승용차", "… 승합차", "… 만취", "… 회색", "… 무면허"
 #: and "… 명의" stay plates.
-_UNIT_AFTER = (
-    r"(?!%|(?:"
-    + _UNITS
-    + r")(?![가-힣])|(?:"
-    + _UNITS
-    + r")(?:"
-    + _UNITS
-    + r"|이|가|을|를|은|는|의|에|도|과|와|로|씩|째|만)|\s(?:"
-    + _UNITS
-    + r")(?![가-힣]))"
+_ATTACHED_UNIT = (
+    r"(?:" + _UNITS + r")(?:(?![가-힣])|(?=[이가을를은는의에도과와로으씩째만인까부보대정쯤]))"
 )
+_UNIT_AFTER = rf"(?!%|{_ATTACHED_UNIT}|(?:{_UNITS})(?:{_UNITS})|\s(?:{_UNITS})(?![가-힣]))"
 #: Court case numbers with a two-digit year ("93노1395") share the two-digit plate shape.
 _COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
 
@@ -573,10 +566,12 @@ register(Detector(
 # 15. postal address ------------------------------------------------------------------------
 
 #: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
-_COUNTER_AFTER = (
-    r"(?!(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여"
-    r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|kg|km|cm|mm|m\b))"
+_COUNTERS = (
+    r"명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
+    r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|미터|킬로|센티|톤|리터|kg|km|cm|mm|m\b"
 )
+#: ... attached ("2명") or written apart as a word of its own ("9 대 9", "1500 km").
+_COUNTER_AFTER = r"(?!(?:" + _COUNTERS + r")|\s(?:" + _COUNTERS + r")(?![가-힣]))"
 
 register(Detector(
     "address", 16,
@@ -593,6 +588,8 @@ register(Detector(
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
+    if text[s + 2 : s + 4].lstrip().startswith("년") and not birth_context(text, s, e, tight=True):
+        return None  # "63년 9월 23일": AD 63 in a history text, unless "…일생" or 생년월일 says so
     if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, s, e):
         return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
     return (s, e) if birth_date_valid(m.group()) else None

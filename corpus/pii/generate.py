@@ -483,13 +483,20 @@ class Pseudonymizer:
             new = core_of(new) or new
         return new if written == value else write_into(written, new)
 
-    def apply(self, text: str) -> tuple[str, list[Span]]:
-        """Returns (pseudonymised text, spans in the ORIGINAL text's offsets)."""
-        out, spans, _ = self.apply_counted(text)
-        return out, spans
-
     def apply_counted(self, text: str) -> tuple[str, list[Span], collections.Counter[str]]:
-        """(pseudonymised text, replaced spans in the original's offsets, public values kept).
+        """(pseudonymised text, replaced spans in the original's offsets, public values kept)."""
+        edits, kept = self.edits(text)
+        pieces, spans, pos = [], [], 0
+        for s, e, kind, new in edits:
+            pieces.append(text[pos:s])
+            pieces.append(new)
+            spans.append(Span(s, e, kind))
+            pos = e
+        pieces.append(text[pos:])
+        return "".join(pieces), spans, kept
+
+    def edits(self, text: str) -> tuple[list[tuple[int, int, str, str]], collections.Counter[str]]:
+        """([(start, end, type, replacement)] in text order, public values kept by kind).
 
         Public values (`PUBLIC_KINDS`: a company's 1588-xxxx number) are detected, so no
         other detector reads them, but kept as they are and counted apart. Every other
@@ -501,7 +508,7 @@ class Pseudonymizer:
         folded = fold(text)
         found = self.scanner.find(folded)
         if not found:
-            return text, found, kept
+            return [], kept
         primary, public = [], []
         for sp in found:
             value = folded[sp.start : sp.end]
@@ -512,22 +519,19 @@ class Pseudonymizer:
             else:
                 primary.append((sp.start, sp.end, sp.type, value))
         alias = aliases(primary)
-        copies = find_copies(folded, primary, public)
+        todo = [(s, e, kind, *alias.get(i, (value, "whole"))) for i, (s, e, kind, value) in
+                enumerate(primary)]  # fmt: skip
+        todo += find_copies(folded, primary, public)
         edits = []
-        for i, (s, e, kind, value) in enumerate(primary):
-            value, part = alias.get(i, (value, "whole"))
-            edits.append((s, e, kind, self._copy_pseudonym(kind, value, part, folded[s:e])))
-        for s, e, kind, value, part in copies:
-            edits.append((s, e, kind, self._copy_pseudonym(kind, value, part, folded[s:e])))
-        edits.sort()
-        pieces, spans, pos = [], [], 0
-        for s, e, kind, new in edits:
-            pieces.append(text[pos:s])
-            pieces.append(widen_like(new, text[s:e]))
-            spans.append(Span(s, e, kind))
-            pos = e
-        pieces.append(text[pos:])
-        return "".join(pieces), spans, kept
+        for s, e, kind, value, part in sorted(todo):
+            new = self._copy_pseudonym(kind, value, part, folded[s:e])
+            edits.append((s, e, kind, widen_like(new, text[s:e])))
+        return edits, kept
+
+    def apply(self, text: str) -> tuple[str, list[Span]]:
+        """Returns (pseudonymised text, spans in the ORIGINAL text's offsets)."""
+        out, spans, _ = self.apply_counted(text)
+        return out, spans
 
 
 #: Detected values that are public and stay as they are, by the name they are counted under.
