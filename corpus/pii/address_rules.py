@@ -46,7 +46,7 @@ _BUILDING_NAME = (
     r"(?:\s?[A-Za-z0-9]{1,3}동)?(?=\s?(?:지하\s?)?\d))?"
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
-UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입]))"
+UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]))"
 _ADDRESS_TAIL = re.compile(
     r"(?:-\d{1,4})?(?:번지)?" + _BUILDING_NAME
     + r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}" + UNIT_HO + r"|,?\s?(?:지하\s?)?\d{1,3}층)*"
@@ -150,12 +150,9 @@ NOT_AVENUES = frozenset(
 def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: int) -> bool:
     """True when an address with no unit before it is still an address (module docstring)."""
     name = re.sub(r"\s?\d.*$", "", road)  # "삼선동 1가" -> "삼선동"
-    if (
-        len(name) < 3
-        or name in places.NOT_LOTS
-        or name in NOT_AVENUES
-        or name.endswith(("거리", "도로"))
-    ):
+    if len(name) < 2 or name in places.NOT_LOTS or name in NOT_AVENUES:
+        return False
+    if name.endswith(("거리", "도로")):
         return False  # "최대사거리 1500-2000": a range, not a lot
     if _STREET_FORM.search(road):
         return True
@@ -163,6 +160,8 @@ def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: i
         return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
     if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
         return True
+    if len(name) < 3:
+        return False  # a two-syllable name ("목동", "번동") only with a lot branch or a tail
     if _CONTEXT_AFTER.match(text, end):
         return True
     return _CONTEXT_BEFORE.search(text, max(0, start - 20), start) is not None
