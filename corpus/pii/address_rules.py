@@ -160,10 +160,10 @@ def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: i
         return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
     if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
         return True
-    if len(name) < 3:
-        return False  # a two-syllable name ("목동", "번동") only with a lot branch or a tail
     if _CONTEXT_AFTER.match(text, end):
         return True
+    if len(name) < 3:
+        return False  # a two-syllable name ("목동") needs a branch, a tail or a word after it
     return _CONTEXT_BEFORE.search(text, max(0, start - 20), start) is not None
 
 

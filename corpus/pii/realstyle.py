@@ -278,14 +278,12 @@ def negatives(seed: int = SEED, n: int = 320) -> list[str]:
         lambda: f"{_num(rng, 1, 9)}. 첫째 요구 사항 {_num(rng, 1, 9)}-{_num(rng, 1, 9)}항",
         lambda: f"ISBN 979-11-{_num(rng, 85000, 99999)}-{_num(rng, 10, 99)}-{_num(rng, 0, 9)}",
         lambda: f"ISBN 978-89-{_num(rng, 100, 999)}-{_num(rng, 1000, 9999)}-{_num(rng, 0, 9)}",
-        lambda: (
-            f"모델명 SM-G{_num(rng, 900, 999)}N, 부품 AB-{_num(rng, 1000, 9999)}-{rng.randint(10, 99)}"
-        ),
+        lambda: f"모델명 SM-G{rng.randint(900, 999)}N, 부품 AB-{rng.randint(1000, 9999)}-12",
         lambda: f"고객센터 1588-{_num(rng, 1000, 9999)}로 문의하세요.",
         lambda: f"대표번호 1644-{_num(rng, 1000, 9999)} (평일 9시-18시)",
         lambda: f"결승골로 {_num(rng, 1, 5)}-0으로 이겼다.",
         lambda: (
-            f"그는 {_num(rng, 2000, 2019)}-{_num(rng, 10, 20)} 시즌에 {rng.randint(10, 40)}승을 했다."
+            f"그는 {rng.randint(2000, 2019)}-{rng.randint(10, 20)} 시즌에 {rng.randint(9, 40)}승"
         ),
         lambda: f"반대로 {_num(rng, 2, 9)}층으로 낮아졌다.",
         lambda: f"계획대로 {_num(rng, 2, 30)}일에 공사를 마쳤다.",
