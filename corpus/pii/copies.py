@@ -20,17 +20,18 @@ one person with one address or number.
 
 from __future__ import annotations
 
-import functools
+import bisect
 import re
 
 from corpus.pii.addresses import core_of
 from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
 from corpus.pii.validators import DASHES
 
-#: What may stand between two characters of a value in one of its copies.
-_JOIN = rf"[\s{DASHES}.·]?"
-#: Characters that are not part of a value's identity (read past when keying it).
-_SEPARATORS = re.compile(rf"[\s{DASHES}.·()\[\]]+")
+#: Characters that are not part of a value's identity (read past when keying it, and
+#: when looking for its copies: ``010-1234-5678`` and ``010 1234 5678`` are one value).
+_SEPARATOR_CHARS = rf" \t\n\r\u3000{DASHES}.·()\[\]"
+_SEPARATORS = re.compile(f"[{_SEPARATOR_CHARS}]+")
+_RUN = re.compile(f"[^{_SEPARATOR_CHARS}]+")
 #: Keys shorter than this (after separators are dropped) are not looked for: a short run
 #: of digits recurs by chance ("1.2.3.4" and "1234").
 MIN_KEY = 6
@@ -43,36 +44,61 @@ def key_of(kind: str, value: str) -> str:
     return _SEPARATORS.sub("", value)
 
 
-@functools.lru_cache(maxsize=4096)
-def _copy_pattern(key: str) -> re.Pattern:
-    """Matches `key` with an optional separator between any two of its characters."""
-    body = _JOIN.join(re.escape(c) for c in key)
-    before = (
-        r"(?<![가-힣])"
-        if "가" <= key[0] <= "힣"
-        else r"(?<![0-9A-Za-z])"
-        if key[0].isalnum()
-        else ""
-    )
-    after = r"(?![0-9])" if key[-1].isdigit() else r"(?![A-Za-z0-9])"
-    return re.compile(before + body + after)
+def _skeleton(text: str) -> tuple[str, list[int], list[int]]:
+    """`text` without separators, with the start of each run in the skeleton and in `text`."""
+    runs = list(_RUN.finditer(text))
+    skel_starts, text_starts, pieces, n = [], [], [], 0
+    for m in runs:
+        skel_starts.append(n)
+        text_starts.append(m.start())
+        pieces.append(m.group())
+        n += m.end() - m.start()
+    return "".join(pieces), skel_starts, text_starts
 
 
-def targets(kind: str, value: str) -> list[tuple[str, str]]:
-    """[(key, part)]: what to look for, and which part of the value each copy stands for.
+def _to_text(i: int, skel_starts: list[int], text_starts: list[int]) -> int:
+    """The offset in the text of skeleton character `i`."""
+    r = bisect.bisect_right(skel_starts, i) - 1
+    return text_starts[r] + i - skel_starts[r]
 
-    ``part`` is ``"whole"``, or ``"core"`` for an address's road or lot with its number.
+
+def _bounded(text: str, s: int, e: int) -> bool:
+    """True when text[s:e] is a whole token: not the middle of a longer number or word."""
+    first, last = text[s], text[e - 1]
+    before = text[s - 1] if s else ""
+    after = text[e] if e < len(text) else ""
+    if "가" <= first <= "힣" and "가" <= before <= "힣":
+        return False
+    if first.isascii() and first.isalnum() and before.isascii() and before.isalnum():
+        return False
+    if last.isdigit():
+        return not after.isdigit()
+    return not (after.isascii() and after.isalnum())
+
+
+def _anchor(kind: str, value: str) -> str:
+    """The value's longest run without a separator: any copy holds it (see `find_copies`)."""
+    if kind == "email":
+        value = key_of(kind, value)
+    return max(_RUN.findall(value), key=len)
+
+
+def targets(kind: str, value: str) -> list[tuple[str, str, str]]:
+    """[(key, part, anchor)]: what to look for, which part of the value a copy stands for.
+
+    ``part`` is ``"whole"``, or ``"core"`` for an address's road or lot with its number;
+    ``anchor`` is a piece of the text every copy contains.
     """
     out = []
     key = key_of(kind, value)
     if len(key) >= MIN_KEY:
-        out.append((key, "whole"))
+        out.append((key, "whole", _anchor(kind, value)))
     if kind == "address":
         core = core_of(value)
         if core is not None and core != value:
             core_key = key_of(kind, core)
             if len(core_key) >= 4 and core_key != key:  # "역삼동5": a name and a number
-                out.append((core_key, "core"))
+                out.append((core_key, "core", _anchor(kind, core)))
     return out
 
 
@@ -87,20 +113,42 @@ def find_copies(
     """
     taken = sorted([(s, e) for s, e, _, _ in found] + list(taken))
     copies: list[tuple[int, int, str, str, str]] = []
-    seen: set[tuple[str, str]] = set()
-    for _, _, kind, value in found:
-        if (kind, value) in seen:
+    wanted = dict.fromkeys(
+        (key, kind, value, part, anchor)
+        for _, _, kind, value in found
+        for key, part, anchor in targets(kind, value)
+    )
+    for key, kind, value, part, anchor in wanted:
+        # a copy holds the anchor, a run of the value with no separator in it; most
+        # values occur once, and counting the anchor (in C) says so without more work
+        if text.count(anchor) <= sum(text.count(anchor, s, e) for s, e in taken):
             continue
-        seen.add((kind, value))
-        for key, part in targets(kind, value):
-            for m in _copy_pattern(key).finditer(text):
-                s, e = m.span()
-                if any(s < b and a < e for a, b in taken):
-                    continue
+        for s, e in _near_anchors(text, key, anchor):
+            if _bounded(text, s, e) and not any(s < b and a < e for a, b in taken):
                 copies.append((s, e, kind, value, part))
                 taken.append((s, e))
     copies.sort()
     return copies
+
+
+def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
+    """The spans of `text` that read `key` once separators are dropped, found around each
+    occurrence of `anchor` (a window twice the key's length on each side)."""
+    out: set[tuple[int, int]] = set()
+    reach = 2 * len(key)
+    p = text.find(anchor)
+    while p >= 0:
+        lo = max(0, p - reach)
+        window = text[lo : p + len(anchor) + reach]
+        skel, skel_starts, text_starts = _skeleton(window)
+        i = skel.find(key)
+        while i >= 0:
+            s = lo + _to_text(i, skel_starts, text_starts)
+            e = lo + _to_text(i + len(key) - 1, skel_starts, text_starts) + 1
+            out.add((s, e))
+            i = skel.find(key, i + 1)
+        p = text.find(anchor, p + 1)
+    return sorted(out)
 
 
 def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]]:

@@ -136,7 +136,8 @@ def _accept_email(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "email", 1,
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
+    r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
+    + r"|[0-9][A-Za-z0-9._%+\-]{0,63}@)"  # written out only after a letter-led local part
     + r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
     r"(?![A-Za-z0-9\-])",
     "A-Za-z0-9", _accept_email,

@@ -42,7 +42,7 @@ from corpus.pii.validators import (
     luhn_check_digit,
     rrn_check_digit,
 )
-from corpus.pii.width import fold, widen_like
+from corpus.pii.width import widen_like
 
 _HEX_LOWER = "0123456789abcdef"
 _HEX_UPPER = "0123456789ABCDEF"
@@ -505,8 +505,7 @@ class Pseudonymizer:
         (`corpus.pii.width`); a pseudonym is written back in the original's width.
         """
         kept: collections.Counter[str] = collections.Counter()
-        folded = fold(text)
-        found = self.scanner.find(folded)
+        folded, found = self.scanner.find_folded(text)
         if not found:
             return [], kept
         primary, public = [], []
