@@ -98,6 +98,12 @@ def tokens_before(text: str, lo: int, s: int) -> list[list]:
     for w in reversed(words):
         if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
             break
+        if "(" in w[2][:-1]:  # "사유지(운동동": the word inside the bracket
+            cut = w[2].rindex("(") + 1
+            w = [w[0] + cut, w[1], w[2][cut:]]
+            if w[2]:
+                out.append(w)
+            break
         lead = _LEAD_PUNCT.match(w[2])
         if lead:
             w = [w[0] + lead.end(), w[1], w[2][lead.end() :]]
