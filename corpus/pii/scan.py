@@ -34,7 +34,7 @@ from corpus.pii.detectors import (
     Detector,
 )
 from corpus.pii.validators import DASHES
-from corpus.pii.width import WIDE_STARTS, fold
+from corpus.pii.width import WIDE_STARTS, fold, needs_fold
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
 _WIDE = "_wide"
@@ -289,7 +289,8 @@ class Scanner:
         costs nothing), then folds the whole text and starts again.
         """
         if not self.fast:
-            text = fold(text)
+            if needs_fold(text):
+                text = fold(text)
             return text, self._find_plain(text)
         # No record-level gates here: a gate only ever leaves out a detector that could
         # not claim anything in the record (see `Detector.gate`), so skipping the check

@@ -28,6 +28,18 @@ _WIDE_RUN = re.compile(f"[{re.escape(_WIDE)}]+")
 WIDE_STARTS = "\uff10-\uff19\uff20\uff0d\uff0b"
 
 
+_STARTS = re.compile(f"[{WIDE_STARTS}]")
+
+
+def needs_fold(text: str) -> bool:
+    """True when `text` holds a full-width digit, "＠", "－" or "＋": only then is it folded.
+
+    (A full-width comma or space alone, next to ASCII values, is left as it is; the fast
+    scan finds these characters as candidates, the reference scan with this test.)
+    """
+    return _STARTS.search(text) is not None
+
+
 def has_wide(text: str) -> bool:
     """True when `text` holds a full-width form or an ideographic space."""
     return _HAS_WIDE.search(text) is not None
