@@ -121,7 +121,8 @@ def find_copies(
     for key, kind, value, part, anchor in wanted:
         # a copy holds the anchor, a run of the value with no separator in it; most
         # values occur once, and counting the anchor (in C) says so without more work
-        if text.count(anchor) <= sum(text.count(anchor, s, e) for s, e in taken):
+        n = text.count(anchor)
+        if n <= 1 or n <= sum(text.count(anchor, s, e) for s, e in taken):
             continue
         for s, e in _near_anchors(text, key, anchor):
             if _bounded(text, s, e) and not any(s < b and a < e for a, b in taken):

@@ -61,7 +61,7 @@ class Detector:
     # "@", passport a context word that holds one of them): the fast scan ignores it.
     gate: tuple[str, ...] = ()
     context_gated: bool = False
-    after_digit: bool = False  # may a match start right after a digit? (only the IPv6 anchor)
+    after_digit: bool = False  # may a match start right after a digit? (IPv6; a bare host's dot)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regex", re.compile(self.pattern))
