@@ -9,10 +9,11 @@ Input: corpus-record JSON Lines (``id``, ``text``, ``source``, any other
 field), plain ``.txt`` (one record per line, id ``<folder>/<file>:<line>``) or
 any raw format `corpus.readers` knows; compressed inputs allowed. Output: one
 ``shard-NNNNN.jsonl.gz`` per input shard with every field kept and the chosen
-string fields pseudonymised (``--fields``; default every top-level string field
-except ``id`` and ``source``: titles, authors and URLs carry personal data
-too), plus ``stats.json`` (records read and changed, spans per type and per
-field, share of records touched) and ``manifest.json`` from the shard executor,
+string fields pseudonymised (``--fields``; default ``text`` and the other
+top-level string fields that carry writing, such as a petition's ``title``, but
+not provenance: ``id``, ``source``, ``url``, dates, ``status``, ``*_id``), plus
+``stats.json`` (records read and changed, spans per type and per field, public
+service numbers kept, share of records touched) and ``manifest.json`` from the shard executor,
 which also gives resume, quarantine and accounting.
 
 The key (`corpus.pseudonym_key`): a secret of at least 128 random bits read
@@ -35,6 +36,7 @@ import gzip
 import json
 import logging
 import os
+import re
 import sys
 
 from corpus import pseudonym_key
@@ -46,8 +48,15 @@ from corpus.records import RecordWriter
 
 STAGE = "pseudonymize"
 SPANS_DIR = "spans"
-#: Fields never scanned by default: the record's identity and provenance.
-UNSCANNED_FIELDS = ("id", "source")
+#: Fields not scanned by default: the record's identity and provenance (where it came from,
+#: when, how it is filed). A public page address is not personal information, and
+#: rewriting it would break the link back to the source. Matched on the whole field name.
+PROVENANCE_FIELD = re.compile(
+    r"(?:id|idx|source|url|uri|link|href|path|file|status|category|label|lang|language|license"
+    r"|split|begin|end|date|time|timestamp|created|updated|published|modified"
+    r"|.+_(?:id|idx|url|uri|date|at|time))",
+    re.IGNORECASE,
+)
 log = logging.getLogger(__name__)
 
 
@@ -57,13 +66,18 @@ def make_pseudonymizer(key: bytes, types: tuple[str, ...]) -> Pseudonymizer:
 
 
 def fields_to_scan(rec_fields: dict, wanted: list[str] | None) -> list[str]:
-    """The names of `rec_fields` to pseudonymise: `wanted`, or every string field but id/source.
+    """The names of `rec_fields` to pseudonymise: `wanted`, or the fields that carry writing.
 
-    Only top-level string values are scanned (numbers, lists and objects pass through).
+    By default: ``text`` and every other top-level string field whose name is not a
+    provenance field (`PROVENANCE_FIELD`: ``id``, ``source``, ``url``, dates, ``status``,
+    ``category``, ``*_id`` …), so a petition's ``title`` is scanned and a Wikipedia
+    article's ``url`` is not. Numbers, lists and objects pass through.
     """
     if wanted is None:
         return [
-            k for k, v in rec_fields.items() if isinstance(v, str) and k not in UNSCANNED_FIELDS
+            k
+            for k, v in rec_fields.items()
+            if isinstance(v, str) and (k == "text" or not PROVENANCE_FIELD.fullmatch(k))
         ]
     return [k for k in wanted if isinstance(rec_fields.get(k), str)]
 
@@ -76,6 +90,8 @@ def process_shard(job: ShardJob) -> dict:
     read = changed = 0
     spans_per_type = dict.fromkeys(pz.types, 0)
     spans_per_field: dict[str, int] = {}
+    kept: dict[str, int] = {}
+    changed_per_field: dict[str, int] = {}
     by_source: dict[str, dict[str, int]] = {}
     report = RecordWriter(job.output_path(SPANS_DIR)) if cfg["report"] else None
     try:
@@ -88,12 +104,15 @@ def process_shard(job: ShardJob) -> dict:
                 touched = False
                 for name in fields_to_scan(data, cfg["fields"]):
                     original = data[name]
-                    new_value, spans = pz.apply(original)
+                    new_value, spans, public = pz.apply_counted(original)
+                    for label, n in public.items():
+                        kept[label] = kept.get(label, 0) + n
                     if not spans:
                         continue
                     touched = True
                     data[name] = new_value
                     spans_per_field[name] = spans_per_field.get(name, 0) + len(spans)
+                    changed_per_field[name] = changed_per_field.get(name, 0) + 1
                     for sp in spans:
                         spans_per_type[sp.type] += 1
                         if report is not None:
@@ -125,6 +144,8 @@ def process_shard(job: ShardJob) -> dict:
         "unchanged": read - changed,
         "spans": spans_per_type,
         "spans_by_field": spans_per_field,
+        "changed_by_field": changed_per_field,
+        "kept_public": kept,
         "by_source": by_source,
     }
     if opts.skipped:
@@ -158,6 +179,10 @@ def add_summary(output_dir: str, counts: dict) -> dict:
     read = counts.get("read", 0)
     summary = dict(counts)
     summary["share_changed"] = round(counts.get("changed", 0) / read, 6) if read else 0.0
+    # the headline per field: the share of records whose text (or title …) was changed
+    summary["share_changed_by_field"] = {
+        name: round(n / read, 6) for name, n in sorted(counts.get("changed_by_field", {}).items())
+    }
     path = os.path.join(output_dir, "stats.json")
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
@@ -193,8 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         metavar="FIELD",
-        help="string fields to pseudonymise (default: every top-level string field except "
-        "id and source; comma lists allowed)",
+        help="string fields to pseudonymise (default: text and the other string fields that "
+        "carry writing, e.g. title; not id, source, url, dates, status, *_id; comma lists "
+        "allowed)",
     )
     p.add_argument(
         "--types",

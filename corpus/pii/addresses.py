@@ -27,7 +27,7 @@ _UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
 _CORE = re.compile(
     r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))(?P<branch>\s?\d{1,4}번?\s?길)?"
     r"\s?(?P<num>산?\d{1,5}(?:-\d{1,4})?)(?![0-9가]|번?\s?길)"
-    r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)\d*가?)"
+    r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?)"
     r"\s?(?P<lnum>산?\d{1,5}(?:-\d{1,4})?)(?![0-9])"
 )
 _PAREN_LOT = re.compile(r"\((?:[가-힣0-9]+(?:동|가|리))")
@@ -37,18 +37,26 @@ _PROVINCE_NAMES = {full: full for full, _ in places.PROVINCES} | {
 }
 
 
+_NUMBER = re.compile(r"[0-9]+")
+
+
 def _redraw_digits(text: str, rng: random.Random) -> str:
-    """Every digit redrawn; the first digit of each number never 0 (no "07동")."""
-    out = []
-    prev_digit = False
-    for c in text:
-        if "0" <= c <= "9":
-            out.append(rng.choice("0123456789" if prev_digit else "123456789"))
-            prev_digit = True
-        else:
-            out.append(c)
-            prev_digit = False
-    return "".join(out)
+    """Every number redrawn with its digit count, never to itself, never with a leading 0.
+
+    "622" never stays "622" (nor "47-89" keep its 47 or its 89), so no house, lot,
+    unit or floor number of the original survives in its pseudonym.
+    """
+
+    def redraw(m: re.Match) -> str:
+        old = m.group()
+        if len(old) == 1 and old == "0":
+            return old  # a lone 0 has no other one-digit spelling without a leading zero
+        while True:
+            new = rng.choice("123456789") + "".join(rng.choice("0123456789") for _ in old[1:])
+            if new != old:
+                return new
+
+    return _NUMBER.sub(redraw, text)
 
 
 def _units(head: str) -> tuple[str | None, bool]:
@@ -100,7 +108,7 @@ def generate_address(value: str, rng: random.Random) -> str:
     parts = []
     if written_province:
         parts.append(_province_as(written_province, province, rng))
-    if district and (has_district or not written_province):
+    if district and has_district:
         parts.append(district)
     if core.group("road"):
         name = rng.choice(roads)
@@ -118,6 +126,12 @@ def generate_address(value: str, rng: random.Random) -> str:
     tail = _PAREN_LOT.sub(lambda _: "(" + rng.choice(lots), tail)
     tail = _PAREN_NAME.sub(")", tail)  # "(달동, 티타워)": the building's name is dropped
     return prefix + " ".join(parts) + tail
+
+
+def core_of(value: str) -> str | None:
+    """The road or lot with its number in an address ("역삼동 622" in "서울 강남구 역삼동 622")."""
+    m = _CORE.search(value)
+    return m.group() if m else None
 
 
 def plain_address(rng: random.Random) -> str:

@@ -88,7 +88,12 @@ def birth_date_valid(value: str) -> bool:
     return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
 
 
-def birth_context(text: str, s: int, e: int) -> bool:
+def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
+    """True when a birth word or label says the date `text[s:e]` is a date of birth.
+
+    ``tight``: only a word touching the date or a label before it in the same sentence
+    (for a two-digit year, which in a history text is as often AD 63 as 1963).
+    """
     if _BIRTH_AFTER.match(text, e) or _BIRTH_TIGHT_BEFORE.search(text, max(0, s - 8), s):
         return True
     lo = max(0, s - 20)
@@ -96,6 +101,8 @@ def birth_context(text: str, s: int, e: int) -> bool:
         lo = b.end()
     if _BIRTH_LABEL.search(text, lo, s) is not None:
         return True
+    if tight:
+        return False
     # a birth verb later in the same sentence, with no other date in between; not for the
     # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
     hi = min(len(text), e + 200)
@@ -141,6 +148,8 @@ def lifespan(text: str, s: int, e: int) -> bool:
     if "년" not in text[s:e]:
         return False  # leads write "1974년 7월 2일"; "(2019. 8. 1. ~ )" is a term of office
     if life.group("death"):
+        if not text[s : s + 4].isdigit():
+            return False  # "66년 …": a lead writes the full year
         born, died = int(text[s : s + 4]), int(life.group("death"))
         if not 1 <= died - born <= 125:
             return False  # "(1905년 6월 10일~1905년 11월 …)": a period, not a life

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpus.pii import places
+from corpus.pii.address_rules import accept_address
 from corpus.pii.birthdates import birth_context, birth_date_valid, is_cutoff, lifespan
 from corpus.pii.validators import (
     DASHES,
@@ -61,7 +61,7 @@ class Detector:
     # "@", passport a context word that holds one of them): the fast scan ignores it.
     gate: tuple[str, ...] = ()
     context_gated: bool = False
-    after_digit: bool = False  # may a match start right after a digit? (only the IPv6 anchor)
+    after_digit: bool = False  # may a match start right after a digit? (IPv6; a bare host's dot)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regex", re.compile(self.pattern))
@@ -98,18 +98,51 @@ def _span(m: re.Match) -> tuple[int, int]:
 # 1. e-mail ---------------------------------------------------------------------------------
 
 
+#: "@" as people write it when they do not want it harvested: " @ ", "(at)", "[at]", " at ".
+EMAIL_AT = r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT)\s?[)\]}>]\s?| (?:at|AT) )"
+#: "." the same way: "[dot]", "(dot)", " dot ".
+EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT)\s?[)\]}>]\s?| (?:dot|DOT) )"
+#: Webmail domains: a bare " at " (also an English word) is read as "@" only before one of
+#: these, or near a mail word.
+MAIL_DOMAINS = frozenset(
+    "naver.com gmail.com daum.net hanmail.net kakao.com nate.com hotmail.com outlook.com "
+    "yahoo.com yahoo.co.kr korea.kr icloud.com empas.com paran.com".split()
+)
+_MAIL_CONTEXT = _context(r"메일|[Mm]ail|MAIL|연락|문의|주소")
+_WRITTEN_DOT = re.compile(EMAIL_DOT)
+
+
+def email_parts(value: str) -> tuple[str, str, str]:
+    """(local part, the "@" as written, domain as written) of an e-mail in any written form."""
+    m = re.search(EMAIL_AT, value)
+    return value[: m.start()], m.group(), value[m.end() :]
+
+
+def mail_domain(written: str) -> str:
+    """The domain with written-out dots made ".": "naver [dot] com" -> "naver.com"."""
+    return _WRITTEN_DOT.sub(".", written).lower()
+
+
 def _accept_email(text: str, m: re.Match, floor: int):
-    local = m.group().split("@", 1)[0]
+    local, at, domain = email_parts(m.group())
     if local.startswith(".") or ".." in m.group():
         return None
-    return _span(m)
+    s, e = _span(m)
+    if at == " at " or at == " AT ":  # also an English word: a webmail domain, or a mail word
+        if mail_domain(domain) not in MAIL_DOMAINS and not near(text, s, e, _MAIL_CONTEXT):
+            return None
+    return s, e
 
 
 register(Detector(
     "email", 1,
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@"
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9\-])",
-    "A-Za-z0-9", _accept_email, "e-mail address", gate=("@",),
+    r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
+    + r"|[0-9][A-Za-z0-9._%+\-]{0,63}@)"  # written out only after a letter-led local part
+    + r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
+    r"(?![A-Za-z0-9\-])",
+    "A-Za-z0-9", _accept_email,
+    "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
+    gate=("@", "at", "AT"),
 ))  # fmt: skip
 
 # 2. URL ------------------------------------------------------------------------------------
@@ -125,7 +158,7 @@ def _accept_url(text: str, m: re.Match, floor: int):
             start -= 1
         if start > 0 and text[start - 1] in "@/:":
             return None  # an e-mail's domain or part of a longer address
-        bare = _BARE_HOST.match(text, start)
+        bare = _BARE_HOST.match(text, start) or _PERSONAL_HOST.match(text, start)
         if bare is None or bare.end() <= s:
             return None
         s, e = start, bare.end()
@@ -152,14 +185,34 @@ _BARE_HOST = re.compile(
     + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
 )  # fmt: skip
 
+#: A bare host with a path, under a generic top-level domain: "blog.naver.com/ID/123",
+#: "instagram.com/ID", "youtu.be/abc", "cafe.daum.net/club"; a blog host that is itself
+#: the person's name: "ID.tistory.com".
+GENERIC_TLD = r"(?:com|net|org|be|me|io|tv|us|ly|gl)"
+_PERSONAL_HOST = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
+    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%\-])" + _URL_BODY + r"*"
+    r"|tistory\.com(?![A-Za-z0-9\-])(?:/" + _URL_BODY + r"*)?)"
+)
+#: The dot a bare host is anchored on: before its "go.kr", "com/ID" or "tistory.com".
+BARE_HOST_DOT = (
+    r"\.(?="
+    + KR_SLD
+    + r"(?![A-Za-z0-9\-])|(?:[A-Za-z0-9\-]+\.)*"
+    + GENERIC_TLD
+    + r"/[A-Za-z0-9_~%\-]|tistory\.com(?![A-Za-z0-9\-]))"
+)
+#: Texts without one of these hold no bare host (the scan only then stops at dots).
+BARE_HOST_HINT = re.compile(r"\.(?:kr|tistory|" + GENERIC_TLD + r"/)")
+
 # A bare host is anchored on the dot before its second-level domain (".go.kr"), not on its
 # first letter, so the scan does not try a host at the start of every Latin word.
 register(Detector(
     "url", 2,
-    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+"
-    r"|\.(?=" + KR_SLD + r"(?![A-Za-z0-9\-]))",
-    "A-Za-z.", _accept_url, "web address (with scheme or www., or a bare host under .go.kr …)",
-    gate=("://", "www.", ".kr"),
+    r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+|" + BARE_HOST_DOT,
+    "A-Za-z.", _accept_url,
+    "web address (with scheme or www.; a bare host under .go.kr …; blog.naver.com/ID …)",
+    gate=("://", "www.", ".kr", ".tistory", "/"), after_digit=True,  # the dot in "abc2.go.kr"
 ))  # fmt: skip
 
 # 3. IP address -----------------------------------------------------------------------------
@@ -210,11 +263,21 @@ register(Detector(
 
 # 4. mobile phone ---------------------------------------------------------------------------
 
+#: Between the groups of a phone number: a dash or dot, spaces around it or not, or a space.
+_GROUP_SEP = rf"(?:\s?[{DASHES}.]\s?|\s)"
+#: Digits read out in Korean, as people write a number they do not want harvested.
+KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
+_KD = f"[{KOREAN_DIGITS}]"
+
 register(Detector(
     "mobile", 9,
-    r"(?:(?<![0-9])\+82[-. ]?(?:\(0\))?1[016789]|" + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
-    rf"(?:[{DASHES}. ]|\)\s?)?[1-9]\d{{2,3}}[{DASHES}. ]?\d{{4}}" + _NA,
-    "0+(", lambda t, m, f: _span(m), "mobile phone number (010/011/016-019, +82)",
+    r"(?:(?<![0-9])\+82[-. ]?(?:\(0\)|0)?1[016789]|" + _NB + r"82[-. ]1[016789]|"
+    + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
+    r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
+    + r"|(?<![가-힣])공일[공영일육칠팔구]" + rf"(?:\s?[{DASHES}]\s?|\s)?{_KD}{{3,4}}"
+    + rf"(?:\s?[{DASHES}]\s?|\s)?{_KD}{{4}}",
+    "0+(8공", lambda t, m, f: _span(m),
+    "mobile phone number (010/011/016-019, +82, 82-10; also read out: 공일공 …)",
 ))  # fmt: skip
 
 # 5. landline, VoIP and service numbers -----------------------------------------------------
@@ -248,15 +311,33 @@ def _accept_phone(text: str, m: re.Match, floor: int):
     return s, e
 
 
+#: A foreign number in international form: "+1 (555) 123-4567", "+44 20 7946 0958".
+_INTERNATIONAL = (
+    r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,5}){2,4}"
+    r"(?![0-9]|[.,]\d)|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{7,14}(?![0-9])"
+)
+
+
+def _accept_any_phone(text: str, m: re.Match, floor: int):
+    value = m.group()
+    if value[0] != "+" or value.startswith("+82"):
+        return _accept_phone(text, m, floor)
+    groups = re.findall(r"\d+", value)
+    if not 8 <= sum(map(len, groups)) <= 15 or (len(groups) > 1 and len(groups[-1]) < 3):
+        return None  # "+10 20 30": scores, not a number
+    return _span(m)
+
+
 register(Detector(
     "phone", 10,
-    r"(?:(?<![0-9])\+82[-. ]?(?:\(0\))?(?:2|[3-6][1-5]|70)|"
+    r"(?:(?<![0-9])\+82[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)|"
     + _NB + r"\(" + _AREA + r"\)|" + _NB + _AREA + r")"
-    rf"(?:[{DASHES}. ]|\)\s?)?[1-9]\d{{2,3}}[{DASHES}. ]?\d{{4}}" + _NA
+    r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _NB + rf"1(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
-    + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA,
-    "0-9+(", _accept_phone,
-    "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers; a labelled local number",
+    + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL,
+    "0-9+(", _accept_any_phone,
+    "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers (kept, counted apart); "
+    "a labelled local number; a foreign number in + form",
 ))  # fmt: skip
 
 # 6-7. resident and foreigner registration numbers ------------------------------------------
@@ -379,7 +460,7 @@ def _accept_brn(text: str, m: re.Match, floor: int):
 
 
 register(Detector(
-    "brn", 6, _NB + r"\d{3}(?:-\d{2}-|\s\d{2}\s|\d{2})\d{5}" + _NA, "0-9", _accept_brn,
+    "brn", 6, _NB + r"\d{3}(?:-\d{2}-|\s\d{2}\s|\d{2})\d{5}(?![0-9]|-\d)", "0-9", _accept_brn,
     "business registration number (123-45-67890, check digit)",
 ))  # fmt: skip
 
@@ -448,7 +529,15 @@ register(Detector(
 # 14. vehicle plate -------------------------------------------------------------------------
 
 PLATE_LETTERS = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNIT_AFTER = r"(?!\s?(?:억|만|천|원|명|개|년|달러|위|호|번지|점|권|회|건|여|승|패|무|%))"
+_UNITS = r"억|만|천|원|명|개|년|달러|위|호|번지|점|권|회|건|여|승|패|무"
+#: A unit after the digits makes them a quantity or a score ("3456억", "12승 3456패"), but only
+#: when it ends its word: attached, followed by a particle, another unit or no Hangul; written
+#: apart, followed by no Hangul. So "45나 6789 승용차", "… 승합차", "… 만취", "… 회색", "… 무면허"
+#: and "… 명의" stay plates.
+_ATTACHED_UNIT = (
+    r"(?:" + _UNITS + r")(?:(?![가-힣])|(?=[이가을를은는의에도과와로으씩째만인까부보대정쯤]))"
+)
+_UNIT_AFTER = rf"(?!%|{_ATTACHED_UNIT}|(?:{_UNITS})(?:{_UNITS})|\s(?:{_UNITS})(?![가-힣]))"
 #: Court case numbers with a two-digit year ("93노1395") share the two-digit plate shape.
 _COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
 
@@ -477,127 +566,20 @@ register(Detector(
 
 # 15. postal address ------------------------------------------------------------------------
 
-_ROAD_TOKEN = re.compile(
-    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
-    r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가"
-)
-_UNIT_TOKEN = re.compile(
-    r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
-)
-_POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})\s?$")
-_ADDRESS_TAIL = re.compile(
-    r"(?:-\d{1,4})?(?:번지)?"
-    r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}호|,?\s?(?:지하\s?)?\d{1,3}층)*"
-    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
-)
 #: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
-_COUNTER_AFTER = (
-    r"(?!(?:명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여"
-    r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|kg|km|cm|mm|m\b))"
+_COUNTERS = (
+    r"명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
+    r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|미터|킬로|센티|톤|리터|kg|km|cm|mm|m\b"
 )
-_SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
-#: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
-_NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
-#: Words of an apartment or office building before a bare "N동 N호" unit.
-_BUILDING = re.compile(
-    r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
-    r"|주공|연립|상가|기숙사"
-)
-
-
-def _accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
-    """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before."""
-    dong = m.group().split("동", 1)[0]
-    s, e = _span(m)
-    if not any(c in "123456789" for c in m.group()):
-        return None  # "000동 000호": a mask written with zeros
-    if len(dong) >= 3 or _BUILDING.search(text, max(0, s - 20), s):
-        return s, e
-    return None
-
-
-_TOKEN = re.compile(r"[^\s]+")
-_LEAD_PUNCT = re.compile(r"^[^가-힣0-9]+")
-
-
-def _tokens_before(text: str, lo: int, s: int) -> list[list]:
-    """[start, end, word] of the words in text[lo:s] that are joined to `s` by spaces only.
-
-    A newline or any other break ends the chain; leading brackets and quotes are
-    cut off a word (and end the chain): "(관청리 441" gives the word "관청리".
-    """
-    out: list[list] = []
-    words = [[m.start(), m.end(), m.group()] for m in _TOKEN.finditer(text, lo, s)]
-    right = s
-    for w in reversed(words):
-        if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
-            break
-        lead = _LEAD_PUNCT.match(w[2])
-        if lead:
-            w = [w[0] + lead.end(), w[1], w[2][lead.end() :]]
-            if w[2]:
-                out.append(w)
-            break
-        out.append(w)
-        right = w[0]
-    out.reverse()
-    return out
-
-
-def _accept_address(text: str, m: re.Match, floor: int):
-    if m.group()[-1] == "호":
-        return _accept_unit(text, m)
-    if not any(c in "123456789" for c in m.group()):
-        return None  # "000번길 00": a house number masked with zeros
-    s = m.start()
-    if m.end() - s == 1 and text.startswith("가", m.end()):
-        return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
-    if text[s - 1] == "산":  # a mountain lot: "후리 산53-1"
-        s -= 1
-    tokens = _tokens_before(text, max(floor, s - 80), s)
-    # the road or lot name directly before the number
-    if not tokens:
-        return None
-    road = tokens[-1][2]
-    if len(tokens) >= 2 and (
-        (_SUBROAD.fullmatch(road) and tokens[-2][2].endswith(("로", "길")))  # 중앙로 3번길
-        or (road in ("길", "번길") and _NUMBERED_ROAD.search(tokens[-2][2]))  # 서동로99번 길
-    ):
-        road = tokens[-2][2] + " " + road
-        tokens[-2:] = [[tokens[-2][0], tokens[-1][1], road]]
-    if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로") or road in places.NOT_LOTS:
-        return None
-    units: list[str] = []
-    start = tokens[-1][0]
-    for t0, _, tok in reversed(tokens[:-1]):
-        if tok in places.KNOWN_UNITS or (
-            _UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS
-        ):
-            units.append(tok)
-            start = t0
-        else:
-            break
-    known = [u for u in units if u in places.KNOWN_UNITS]
-    # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
-    strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
-    if not known and not strong and len(units) < 2:
-        return None
-    pm = _POSTAL.search(text, max(floor, start - 16), start)
-    if pm and text[pm.end() : start].strip(" ") == "":
-        start = pm.start()
-    tail = _ADDRESS_TAIL.match(text, m.end())
-    end = tail.end() if tail else m.end()
-    if text.startswith("번지", end):
-        end += 2
-    return start, end
-
+#: ... attached ("2명") or written apart as a word of its own ("9 대 9", "1500 km").
+_COUNTER_AFTER = r"(?!(?:" + _COUNTERS + r")|\s(?:" + _COUNTERS + r")(?![가-힣]))"
 
 register(Detector(
     "address", 16,
     r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d))"
     r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
-    "0-9", _accept_address,
+    "0-9", accept_address,
     "road-name or lot-number address (with postal code when present); apartment unit N동 N호",
 ))  # fmt: skip
 
@@ -607,6 +589,8 @@ register(Detector(
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
+    if text[s + 2 : s + 4].lstrip().startswith("년") and not birth_context(text, s, e, tight=True):
+        return None  # "63년 9월 23일": AD 63 in a history text, unless "…일생" or 생년월일 says so
     if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, s, e):
         return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
     return (s, e) if birth_date_valid(m.group()) else None
@@ -614,9 +598,9 @@ def _accept_birth(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "birth_date", 14,
-    r"(?<![0-9])(?:\d{4}\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일"
+    r"(?<![0-9])(?:(?:\d{4}|\d{2})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일"
     r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
-    r"|\d{2}(?P<ssep>[-./])\d{2}(?P=ssep)\d{2}|\d{8}|\d{6})(?![0-9])",
+    r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",
     context_gated=True,
 ))  # fmt: skip

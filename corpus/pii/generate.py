@@ -22,8 +22,16 @@ import re
 import string
 from collections.abc import Callable, Iterable
 
-from corpus.pii.addresses import generate_address, plain_address
-from corpus.pii.detectors import DL_REGIONS, PLATE_LETTERS, REGISTRY
+from corpus.pii.addresses import core_of, generate_address, plain_address
+from corpus.pii.copies import aliases, find_copies, write_into
+from corpus.pii.detectors import (
+    DL_REGIONS,
+    MAIL_DOMAINS,
+    PLATE_LETTERS,
+    REGISTRY,
+    email_parts,
+    mail_domain,
+)
 from corpus.pii.particles import final_class
 from corpus.pii.scan import Scanner, Span
 from corpus.pii.validators import (
@@ -34,14 +42,11 @@ from corpus.pii.validators import (
     luhn_check_digit,
     rrn_check_digit,
 )
+from corpus.pii.width import widen_like
 
 _HEX_LOWER = "0123456789abcdef"
 _HEX_UPPER = "0123456789ABCDEF"
 _MAX_TRIES = 64
-_COMMON_MAIL_DOMAINS = frozenset(
-    "naver.com gmail.com daum.net hanmail.net kakao.com nate.com hotmail.com outlook.com "
-    "yahoo.com yahoo.co.kr korea.kr icloud.com".split()
-)
 
 
 def _scramble(value: str, rng: random.Random, keep: int = 0, hexdigits: bool = False) -> str:
@@ -95,23 +100,41 @@ def _rand_digits(rng: random.Random, n: int) -> str:
 # --- one generator per type -------------------------------------------------------------
 
 
+_DOMAIN_LABEL = re.compile(r"(?<![A-Za-z])(?!(?:dot|DOT)(?![A-Za-z0-9]))[A-Za-z0-9\-]+")
+
+
 def gen_email(value: str, rng: random.Random) -> str:
-    local, domain = value.split("@", 1)
+    """A new local part; a webmail domain kept, another one redrawn but for its TLD.
+
+    The "@" and dots are kept as written (``id [at] naver [dot] com`` stays written out).
+    """
+    local, at, domain = email_parts(value)
     local = _scramble(local, rng)
-    if domain.lower() not in _COMMON_MAIL_DOMAINS:
-        labels = domain.split(".")
-        tld = (
-            len(labels[-1])
-            + 1
-            + (len(labels[-2]) + 1 if labels[-2] in ("co", "or", "ac", "go") else 0)
-        )
-        domain = _scramble(domain[:-tld], rng) + domain[-tld:]
-    return f"{local}@{domain}"
+    if mail_domain(domain) not in MAIL_DOMAINS:
+        labels = list(_DOMAIN_LABEL.finditer(domain))
+        keep = 1 + (len(labels) > 2 and labels[-2].group() in ("co", "or", "ac", "go"))
+        cut = labels[-keep].start()
+        head = _DOMAIN_LABEL.sub(lambda m: _scramble(m.group(), rng), domain[:cut])
+        domain = head + domain[cut:]
+    return f"{local}{at}{domain}"
+
+
+#: Platforms whose host names nobody: the person is in the path (``blog.naver.com/ID``).
+_PLATFORM_HOSTS = frozenset(
+    "blog.naver.com m.blog.naver.com cafe.naver.com m.cafe.naver.com post.naver.com "
+    "naver.me cafe.daum.net m.cafe.daum.net blog.daum.net youtu.be youtube.com "
+    "m.youtube.com instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com "
+    "band.us github.com".split()
+)
 
 
 def gen_url(value: str, rng: random.Random) -> str:
     m = re.match(r"((?:https?|ftp)://)?(www\.)?([^/?#]*)(.*)", value, re.S)
     scheme, www, host, rest = (g or "" for g in m.groups())
+    if host.lower() in _PLATFORM_HOSTS and rest.strip("/"):
+        return scheme + www + host + _scramble(rest, rng)
+    if host.lower().endswith(".tistory.com"):  # the blog's name is the subdomain
+        return scheme + www + _scramble(host[:-12], rng) + host[-12:] + _scramble(rest, rng)
     labels = host.split(".")
     keep = 1 + (1 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne") else 0)
     tail = "." + ".".join(labels[-keep:]) if len(labels) > keep else ""
@@ -141,8 +164,14 @@ def gen_ip(value: str, rng: random.Random) -> str:
     return ":".join(out)
 
 
+_TO_DIGIT = str.maketrans("공영일이삼사오육륙칠팔구", "001234566789")
+_TO_WORD = str.maketrans("0123456789", "공일이삼사오육칠팔구")
+
+
 def gen_mobile(value: str, rng: random.Random) -> str:
-    m = re.match(r"(\+82[-. ]?(?:\(0\))?1[016789]|\(?01[016789])", value)
+    if value[0] == "공":  # read out in Korean: drawn as digits, written back as words
+        return gen_mobile(value.translate(_TO_DIGIT), rng).translate(_TO_WORD)
+    m = re.match(r"(\+82[-. ]?(?:\(0\)|0)?1[016789]|82[-. ]1[016789]|\(?01[016789])", value)
     head = m.group()
     rest = _scramble(value[len(head) :], rng)
     rest = re.sub(r"^([^0-9]*)0", lambda x: x.group(1) + rng.choice("123456789"), rest)
@@ -150,12 +179,16 @@ def gen_mobile(value: str, rng: random.Random) -> str:
 
 
 _PHONE_HEAD = re.compile(
-    r"(\+82[-. ]?(?:\(0\))?(?:2|[3-6][1-5]|70)"
+    r"(\+82[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
     r"|\(?(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080))"
 )
 
 
 def gen_phone(value: str, rng: random.Random) -> str:
+    if value[0] == "+" and not value.startswith("+82"):  # foreign: keep the country code
+        cc = re.match(r"\+\d{1,3}(?=\D)", value) or re.match(r"\+\d", value)
+        rest = _scramble(value[cc.end() :], rng)
+        return cc.group() + re.sub(r"\d", lambda _: rng.choice("123456789"), rest, count=1)
     if "2" <= value[0] <= "9":  # a local number without area code: no leading 0 or 1
         return rng.choice("23456789") + _scramble(value[1:], rng)
     if value[0] == "1":  # service number: keep the prefix; never a year-like second half
@@ -168,12 +201,23 @@ def gen_phone(value: str, rng: random.Random) -> str:
     return head + rest
 
 
-def _birth6(rng: random.Random, century: int) -> str:
+#: A birth year is redrawn at most this many years from the original, so a person keeps
+#: their age group (a child stays a child, a pensioner a pensioner): docs/pii.md.
+AGE_WINDOW_YEARS = 3
+
+
+def _near_year(year: int, rng: random.Random, lo: int, hi: int) -> int:
+    """A year within `AGE_WINDOW_YEARS` of `year`, inside [lo, hi]."""
+    return rng.randint(max(lo, year - AGE_WINDOW_YEARS), min(hi, year + AGE_WINDOW_YEARS))
+
+
+def _birth6(rng: random.Random, century: int, year: int) -> str:
+    """YYMMDD within the age window of two-digit `year`, in the sex digit's century."""
     while True:
-        year = rng.randint(0, 99 if century == 1900 else 24)
+        y = _near_year(year, rng, 0, 99)
         month, day = rng.randint(1, 12), rng.randint(1, 31)
-        if is_calendar_date(century + year, month, day):
-            return f"{year:02d}{month:02d}{day:02d}"
+        if is_calendar_date(century + y, month, day):
+            return f"{y:02d}{month:02d}{day:02d}"
 
 
 def _gen_resident(value: str, rng: random.Random, foreigner: bool) -> str:
@@ -181,7 +225,7 @@ def _gen_resident(value: str, rng: random.Random, foreigner: bool) -> str:
     sex = d[6]
     century = SEX_DIGIT_CENTURY[sex]
     pairs = {"1": "12", "2": "12", "3": "34", "4": "34", "5": "56", "6": "56", "7": "78", "8": "78"}
-    new = _birth6(rng, century) + rng.choice(pairs[sex])
+    new = _birth6(rng, century, int(d[:2])) + rng.choice(pairs[sex])
     if len(d) == 7:  # masked: 900101-1******
         return _put_digits(value, new)
     body = new + _rand_digits(rng, 5)
@@ -255,11 +299,11 @@ def gen_birth_date(value: str, rng: random.Random) -> str:
         d = parts[0]
         parts = [d[:-4], d[-4:-2], d[-2:]]
     y, mo, da = parts
-    while True:
+    while True:  # the year within the age window, the date a real one
         if len(y) == 4:
-            ny = str(rng.randint(1940, 2015))
+            ny = str(_near_year(int(y), rng, 1900, 2099))
         else:
-            ny = f"{rng.randint(0, 99):02d}"
+            ny = f"{_near_year(int(y), rng, 0, 99):02d}"
         nmo = _same_width_number(mo, rng, 12)
         nda = _same_width_number(da, rng, 31)
         year = int(ny) if len(ny) == 4 else 1900 + int(ny)
@@ -311,7 +355,7 @@ _PROBE_CONTEXT = {
     "rrn": "주민번호 ", "frn": "외국인등록번호 ", "passport": "여권번호 ",
     "driver_license": "운전면허 ", "brn": "사업자등록번호 ", "crn": "법인등록번호 ",
     "bank_account": "계좌번호 ", "card": "카드 ", "birth_date": "생년월일 ",
-    "address": "아파트 주소 ", "phone": "전화 ",
+    "address": "아파트 주소 ", "phone": "전화 ", "email": "이메일 ",
 }  # fmt: skip
 _PROBE_SCANNER = Scanner()
 
@@ -432,16 +476,69 @@ class Pseudonymizer:
             value.encode(), key=self._key, digest_size=8, person=b"report"
         ).hexdigest()
 
+    def _copy_pseudonym(self, kind: str, value: str, part: str, written: str) -> str:
+        """The pseudonym of `value` (or of its address core) in the separators of `written`."""
+        new = self.pseudonym(kind, value)
+        if part == "core":
+            new = core_of(new) or new
+        return new if written == value else write_into(written, new)
+
+    def apply_counted(self, text: str) -> tuple[str, list[Span], collections.Counter[str]]:
+        """(pseudonymised text, replaced spans in the original's offsets, public values kept)."""
+        edits, kept = self.edits(text)
+        pieces, spans, pos = [], [], 0
+        for s, e, kind, new in edits:
+            pieces.append(text[pos:s])
+            pieces.append(new)
+            spans.append(Span(s, e, kind))
+            pos = e
+        pieces.append(text[pos:])
+        return "".join(pieces), spans, kept
+
+    def edits(self, text: str) -> tuple[list[tuple[int, int, str, str]], collections.Counter[str]]:
+        """([(start, end, type, replacement)] in text order, public values kept by kind).
+
+        Public values (`PUBLIC_KINDS`: a company's 1588-xxxx number) are detected, so no
+        other detector reads them, but kept as they are and counted apart. Every other
+        occurrence of a replaced value in the text (`corpus.pii.copies`) is replaced by
+        the same pseudonym. The text is read with full-width forms folded
+        (`corpus.pii.width`); a pseudonym is written back in the original's width.
+        """
+        kept: collections.Counter[str] = collections.Counter()
+        folded, found = self.scanner.find_folded(text)
+        if not found:
+            return [], kept
+        primary, public = [], []
+        for sp in found:
+            value = folded[sp.start : sp.end]
+            label = public_kind(sp.type, value)
+            if label:
+                kept[label] += 1
+                public.append((sp.start, sp.end))
+            else:
+                primary.append((sp.start, sp.end, sp.type, value))
+        alias = aliases(primary)
+        todo = [(s, e, kind, *alias.get(i, (value, "whole"))) for i, (s, e, kind, value) in
+                enumerate(primary)]  # fmt: skip
+        todo += find_copies(folded, primary, public)
+        edits = []
+        for s, e, kind, value, part in sorted(todo):
+            new = self._copy_pseudonym(kind, value, part, folded[s:e])
+            edits.append((s, e, kind, widen_like(new, text[s:e])))
+        return edits, kept
+
     def apply(self, text: str) -> tuple[str, list[Span]]:
         """Returns (pseudonymised text, spans in the ORIGINAL text's offsets)."""
-        spans = self.scanner.find(text)
-        if not spans:
-            return text, spans
-        pieces = []
-        pos = 0
-        for sp in spans:
-            pieces.append(text[pos : sp.start])
-            pieces.append(self.pseudonym(sp.type, text[sp.start : sp.end]))
-            pos = sp.end
-        pieces.append(text[pos:])
-        return "".join(pieces), spans
+        out, spans, _ = self.apply_counted(text)
+        return out, spans
+
+
+#: Detected values that are public and stay as they are, by the name they are counted under.
+PUBLIC_KINDS = {"service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx"}
+
+
+def public_kind(kind: str, value: str) -> str | None:
+    """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced)."""
+    if kind == "phone" and value[0] == "1":
+        return "service_number"
+    return None

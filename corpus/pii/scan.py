@@ -22,11 +22,22 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from corpus.pii.detectors import KR_SLD, PLATE_LETTERS, REGISTRY, TYPES, Detector
+from corpus.pii.detectors import (
+    BARE_HOST_DOT,
+    BARE_HOST_HINT,
+    PLATE_LETTERS,
+    REGISTRY,
+    TYPES,
+    Detector,
+)
 from corpus.pii.validators import DASHES
+from corpus.pii.width import WIDE_STARTS, fold, needs_fold
+
+#: The group of the combined pattern that matches a full-width digit, "＠" or "－".
+_WIDE = "_wide"
 
 
 @dataclass(frozen=True, order=True)
@@ -139,8 +150,23 @@ _LETTER_GATES = {
 }
 
 
+#: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
+_WRITTEN_EMAIL_GATE = (
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?(?:@|[(\[{<]?\s?(?:at|AT)\b)"
+)
+#: Substrings without which a text holds no written-out e-mail or read-out phone number
+#: (`Scanner.find` then uses the pattern without those candidates: they cost 30-40% of the
+#: scan on Wikipedia text, where every digit run and Latin word would pass their gate).
+_WRITTEN_HINTS = ("@", "at", "AT", "공일")
+
+
+def written_forms(text: str) -> bool:
+    """True when `text` may hold a written-out e-mail or a phone read out in Korean."""
+    return any(h in text for h in _WRITTEN_HINTS)
+
+
 @functools.lru_cache(maxsize=256)
-def _combined(names: tuple[str, ...], bare_hosts: bool = True) -> re.Pattern:
+def _combined(names: tuple[str, ...], bare_hosts: bool = True, written: bool = True) -> re.Pattern:
     """A pattern that matches wherever one of the detectors' own patterns does, found fast.
 
     It starts with a character class, so `re` skips the text between candidate
@@ -164,18 +190,24 @@ def _combined(names: tuple[str, ...], bare_hosts: bool = True) -> re.Pattern:
     dots = bare_hosts and "url" in names
     # dispatch on the class of the candidate character first: most are digits, then
     # letters, most of which are inside a word (where no letter-led pattern can start)
+    gates_by_type = dict(_LETTER_GATES, email=_WRITTEN_EMAIL_GATE) if written else _LETTER_GATES
     digit = _DIGIT_GATE + ("|" + _LETTER_GATES["email"] if "email" in names else "")
-    letter = "|".join(g for name, g in _LETTER_GATES.items() if name in names)
+    letter = "|".join(g for name, g in gates_by_type.items() if name in names)
     gates = [rf"(?=[0-9])(?<![0-9])(?:{digit})"]
     if letter:
         gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
     gates += [r"(?![0-9A-Za-z(.])", r"\((?=0)"]
-    if dots:  # the dot before a bare host's ".go.kr" (see the url detector)
-        gates.append(r"\.(?=" + KR_SLD + ")")
+    if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
+        gates.append(BARE_HOST_DOT)
     else:
         first = first.replace(r"\.", "")
-    rx = re.compile(f"[{first}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
-    if rx.groups != len(detectors):  # m.lastgroup must name a detector
+    if not written:  # "공" starts only a phone number read out in Korean ("공일공 …")
+        first = first.replace("공", "")
+    # a full-width digit, "＠" or "－": the scan starts again on the folded text (`find`)
+    gates.append(f"[{WIDE_STARTS}]")
+    body = f"(?P<{_WIDE}>[{WIDE_STARTS}])|{body}"  # first: "\d" in a pattern matches "０" too
+    rx = re.compile(f"[{first}{WIDE_STARTS}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
+    if rx.groups != len(detectors) + 1:  # m.lastgroup must name a detector (or _wide)
         raise ValueError("detector patterns may hold named groups only")
     return rx
 
@@ -231,8 +263,8 @@ class Scanner:
         self.fast = fast
         self._always = tuple(d for d in self.detectors if not d.gate)
         self._gated = tuple(d for d in self.detectors if d.gate)
-        self._search = None  # the compiled fast pattern's search, on first use
-        self._search_kr = None  # the same with bare-host candidates, for texts with ".kr"
+        # the compiled fast patterns' searches, on first use, by (bare hosts?, written forms?)
+        self._search: dict[tuple[bool, bool], Callable] | None = None
         self._candidates: dict[str, dict[str, tuple[Detector, ...]]] = {}
 
     def active(self, text: str) -> tuple[Detector, ...]:
@@ -246,17 +278,33 @@ class Scanner:
 
     def find(self, text: str) -> list[Span]:
         """Non-overlapping spans, in text order."""
+        return self.find_folded(text)[1]
+
+    def find_folded(self, text: str) -> tuple[str, list[Span]]:
+        """(the text as scanned, its spans): full-width forms folded when it holds any.
+
+        Folding (`corpus.pii.width`) keeps every offset, so the spans are also the
+        spans of the original text. The fast scan reads the text as it is until it
+        meets a full-width digit, "＠" or "－" (candidates of its pattern, so looking
+        costs nothing), then folds the whole text and starts again.
+        """
         if not self.fast:
-            return self._find_plain(text)
+            if needs_fold(text):
+                text = fold(text)
+            return text, self._find_plain(text)
         # No record-level gates here: a gate only ever leaves out a detector that could
         # not claim anything in the record (see `Detector.gate`), so skipping the check
         # gives the same spans. The one exception is cheap and exact: a bare host
-        # ("abc.go.kr") needs ".kr", and only then is every dot a candidate.
+        # ("abc.go.kr", "blog.naver.com/ID") needs ".kr" or ".com/" …, and only then is
+        # every dot a candidate.
         if self._search is None:
-            self._search = _combined(self.types, bare_hosts=False).search
-            self._search_kr = _combined(self.types).search
+            self._search = {
+                (dots, written): _combined(self.types, dots, written).search
+                for dots in (False, True)
+                for written in (False, True)
+            }
             self._candidates = _candidates(self.types)
-        search = self._search_kr if ".kr" in text else self._search
+        search = self._search[BARE_HOST_HINT.search(text) is not None, written_forms(text)]
         candidates = self._candidates
         spans: list[Span] = []
         floor = 0
@@ -264,6 +312,12 @@ class Scanner:
         while m is not None:
             s = m.start()
             pos = s + 1
+            if m.lastgroup == _WIDE:
+                text = fold(text)  # none is left after folding, so this happens once
+                search = self._search[BARE_HOST_HINT.search(text) is not None, True]
+                spans, floor = [], 0
+                m = search(text)
+                continue
             # priorities are distinct and the candidates are in priority order, so the
             # first valid claim is the one the reference scan's (priority, length) picks
             for d in candidates[m.lastgroup][text[s]]:
@@ -276,7 +330,7 @@ class Scanner:
                     pos = floor = claim[1]
                     break
             m = search(text, pos)
-        return spans
+        return text, spans
 
     def _find_plain(self, text: str) -> list[Span]:
         active = self.active(text)

@@ -1,0 +1,213 @@
+"""When a number after a road or neighbourhood name is a postal address: the ``address`` rules.
+
+The ``address`` detector (`corpus.pii.detectors`) matches a house or lot number
+right after ``로/길/동/리/가``; `accept_address` decides and widens the span:
+leftwards over the road or lot name, the administrative units before it
+(``서울특별시 강남구``) and a postal code; rightwards over ``번지``, an apartment
+unit (``106동 1802호``), a building with its floor (``하나은행 빌딩 3층``) and a
+parenthesised neighbourhood (``(역삼동)``).
+
+An address is taken when a unit stands before the name (a known district name,
+a 3+ syllable 시/군/구, or two units), and also without one when the number says
+it is an address the way people write it in petitions and posts:
+
+* a tail only addresses have: ``번지``, a floor, a unit ``N호``, ``N동 N호``, a building;
+* a lot number with a branch, ``47-89`` (``돈암동47-89``, ``운동동 35-2``);
+* a road form that is only ever a street: a 대로 (``시흥대로 544``), a numbered
+  branch (``…로12번길 5``), a ``동 N가`` neighbourhood (``삼선동 1가 13``);
+* an address word close by: ``주소``, ``거주``, ``자택``, ``소재`` … before it,
+  ``에 살``, ``에 위치``, ``앞``, ``근처``, ``일대`` … right after it.
+
+Ordinary words that end like a name (활동, 거리, 그대로, 경로) are stop-listed or
+too short: a bare name needs at least two syllables before its 동/리/로/길.
+"""
+
+from __future__ import annotations
+
+import re
+
+from corpus.pii import places
+
+_ROAD_TOKEN = re.compile(
+    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
+    r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
+)
+_UNIT_TOKEN = re.compile(
+    r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
+)
+_POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})\s?$")
+#: Words of a building whose floor or unit follows: "하나은행 빌딩 3층", "한빛타워 502호".
+BUILDING_WORDS = (
+    r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
+    r"|주공|연립|상가|기숙사|타워|센터|프라자|플라자|스퀘어|파크|하우스|원룸|주택"
+)
+_BUILDING_NAME = (
+    r"(?:\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}(?:" + BUILDING_WORDS + r")"
+    r"(?:\s?[A-Za-z0-9]{1,3}동)?(?=\s?(?:지하\s?)?\d))?"
+)
+#: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
+UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]))"
+_UNITS_AND_LOT = (
+    r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}" + UNIT_HO + r"|,?\s?(?:지하\s?)?\d{1,3}층)*"
+    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
+)
+_ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:번지)?" + _UNITS_AND_LOT)
+#: The same with a building before the floor or unit; tried only with a building word near
+#: (its name part backtracks, and most house numbers have no building after them).
+_ADDRESS_TAIL_BUILDING = re.compile(r"(?:-\d{1,4})?(?:번지)?" + _BUILDING_NAME + _UNITS_AND_LOT)
+#: A tail that only an address has (see the module docstring).
+_STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
+_SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
+#: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
+_NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
+#: Road forms that only a street has: a numbered branch, a 동 N가 neighbourhood. (Not 대로:
+#: "반대로 6층", "차례대로 1", "부대로 38" end in the particle 대로, "as, by".)
+_STREET_FORM = re.compile(r"\d번?\s?길$|[동로]\s?\d{1,2}가$|[가-힣]\d가$")
+_BUILDING = re.compile(BUILDING_WORDS)
+#: Address words before the name ("주소는 역삼동 622", "자택(정자동 278)").
+_CONTEXT_BEFORE = re.compile(
+    r"주소|거주|자택|소재|사는\s?곳|살고|살던|사시는|이사|우편|배송|택배|도로명|지번|본가"
+    r"|위치(?:한|는)|현주소|번지"
+)
+#: Address words right after the number ("622에 살고", "544 앞에서", "35 일대").
+_CONTEXT_AFTER = re.compile(
+    r"\s?(?:에\s?(?:있|위치|소재|거주|살|사는|사시|이사|주소)|에서\s?(?:살|거주)|앞|근처|인근|일대"
+    r"|부근|주변|건너편|맞은편|사거리|골목|일원|소재|거주)"
+)
+_TOKEN = re.compile(r"[^\s]+")
+_LEAD_PUNCT = re.compile(r"^[^가-힣0-9]+")
+
+
+def accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
+    """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before."""
+    dong = m.group().split("동", 1)[0]
+    s, e = m.span()
+    if not any(c in "123456789" for c in m.group()):
+        return None  # "000동 000호": a mask written with zeros
+    if len(dong) >= 3 or _BUILDING.search(text, max(0, s - 20), s):
+        return s, e
+    return None
+
+
+def tokens_before(text: str, lo: int, s: int) -> list[list]:
+    """[start, end, word] of the words in text[lo:s] that are joined to `s` by spaces only.
+
+    A newline or any other break ends the chain; leading brackets and quotes are
+    cut off a word (and end the chain): "(관청리 441" gives the word "관청리".
+    """
+    out: list[list] = []
+    words = [[m.start(), m.end(), m.group()] for m in _TOKEN.finditer(text, lo, s)]
+    right = s
+    for w in reversed(words):
+        if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
+            break
+        if "(" in w[2][:-1]:  # "사유지(운동동": the word inside the bracket
+            cut = w[2].rindex("(") + 1
+            w = [w[0] + cut, w[1], w[2][cut:]]
+            if w[2]:
+                out.append(w)
+            break
+        lead = _LEAD_PUNCT.match(w[2])
+        if lead:
+            w = [w[0] + lead.end(), w[1], w[2][lead.end() :]]
+            if w[2]:
+                out.append(w)
+            break
+        out.append(w)
+        right = w[0]
+    out.reverse()
+    return out
+
+
+def _road_of(tokens: list[list]) -> str:
+    """The road or lot name directly before the number, joined with a numbered branch."""
+    road = tokens[-1][2]
+    if len(tokens) >= 2 and (
+        (_SUBROAD.fullmatch(road) and tokens[-2][2].endswith(("로", "길")))  # 중앙로 3번길
+        or (road in ("길", "번길") and _NUMBERED_ROAD.search(tokens[-2][2]))  # 서동로99번 길
+        or (re.fullmatch(r"\d{1,2}가", road) and tokens[-2][2].endswith(("동", "로")))  # 삼선동 1가
+    ):
+        road = tokens[-2][2] + " " + road
+        tokens[-2:] = [[tokens[-2][0], tokens[-1][1], road]]
+    return road
+
+
+def _units_before(tokens: list[list]) -> tuple[list[str], int]:
+    """The administrative units right before the road, and where the first of them starts."""
+    units: list[str] = []
+    start = tokens[-1][0]
+    for t0, _, tok in reversed(tokens[:-1]):
+        if tok in places.KNOWN_UNITS or (
+            _UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS
+        ):
+            units.append(tok)
+            start = t0
+        else:
+            break
+    return units, start
+
+
+#: Words that end in 대로 as "as, according to" does ("계획대로", "상대로"), not a 대로 street.
+NOT_AVENUES = frozenset(
+    "상대로 그대로 제대로 마음대로 맘대로 멋대로 뜻대로 말대로 예상대로 계획대로 예정대로 "
+    "원래대로 사실대로 규정대로 순서대로 약속대로 요구대로 지시대로 생각대로 명령대로 원칙대로 "
+    "기대대로 법대로 이대로 저대로 그런대로 나름대로 당초대로 관례대로 전례대로 절차대로 "
+    "합의대로 요청대로 바람대로 소원대로 의도대로 지침대로 설명대로 주장대로 보도대로".split()
+)
+
+
+def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: int) -> bool:
+    """True when an address with no unit before it is still an address (module docstring)."""
+    name = re.sub(r"\s?\d.*$", "", road)  # "삼선동 1가" -> "삼선동"
+    if len(name) < 2 or name in places.NOT_LOTS or name in NOT_AVENUES:
+        return False
+    if name.endswith(("거리", "도로")):
+        return False  # "최대사거리 1500-2000": a range, not a lot
+    if _STREET_FORM.search(road):
+        return True
+    if "-" in num and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
+        return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
+    if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
+        return True
+    if _CONTEXT_AFTER.match(text, end):
+        return True
+    if len(name) < 3:
+        return False  # a two-syllable name ("목동") needs a branch, a tail or a word after it
+    return _CONTEXT_BEFORE.search(text, max(0, start - 20), start) is not None
+
+
+def accept_address(text: str, m: re.Match, floor: int):
+    """The span of the address whose number `m` matched, or None (module docstring)."""
+    if m.group()[-1] == "호":
+        return accept_unit(text, m)
+    if m.group()[0] == "0":
+        return (
+            None  # "000번길 00": masked with zeros; "숫자로 001부터": no house number has a 0 first
+        )
+    s = m.start()
+    if m.end() - s == 1 and text.startswith("가", m.end()):
+        return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
+    if text[s - 1] == "산":  # a mountain lot: "후리 산53-1"
+        s -= 1
+    tokens = tokens_before(text, max(floor, s - 80), s)
+    if not tokens:
+        return None
+    road = _road_of(tokens)
+    if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로") or road in places.NOT_LOTS:
+        return None
+    units, start = _units_before(tokens)
+    near = _BUILDING.search(text, m.end(), m.end() + 30)
+    tail = (_ADDRESS_TAIL_BUILDING if near else _ADDRESS_TAIL).match(text, m.end())
+    end = tail.end() if tail else m.end()
+    if text.startswith("번지", end):
+        end += 2
+    known = [u for u in units if u in places.KNOWN_UNITS]
+    # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
+    strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
+    if not known and not strong and len(units) < 2:
+        if not _says_address(text, road, m.group(), tokens[-1][0], m.end(), end):
+            return None
+    pm = _POSTAL.search(text, max(floor, start - 16), start)
+    if pm and text[pm.end() : start].strip(" ") == "":
+        start = pm.start()
+    return start, end

@@ -1,0 +1,197 @@
+"""No copy left behind: every other occurrence of a detected value in the same record.
+
+A petition names its writer's address once after ``주소:`` and again later with no
+district before it; a phone number is given with its label and repeated bare. The
+detector fires on the first and, rightly, not on the second (a bare ``역삼동 622`` or
+an unlabelled ``2345-6789`` is not enough on its own), so the second would survive.
+Once a value is detected anywhere in a record, `find_copies` finds every other
+occurrence of it in that record, whether or not the detector would fire there:
+
+* written the same way or differently spaced or separated: ``010-1234-5678``,
+  ``010 1234 5678``, ``01012345678``; ``역삼동 622`` and ``역삼동622`` (the scanner
+  reads a full-width copy folded, so ``０１０…`` is the same value too);
+* for an address, also its core alone: ``서울 강남구 역삼동 622`` detected once makes a
+  later ``역삼동 622`` (or ``테헤란로 12``) a copy.
+
+A copy gets the same pseudonym as the value it copies (`corpus.pii.generate`), its
+letters and digits written into the copy's own separators, so a reader still sees
+one person with one address or number.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from corpus.pii.addresses import core_of
+from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
+from corpus.pii.validators import DASHES
+
+#: Characters that are not part of a value's identity (read past when keying it, and
+#: when looking for its copies: ``010-1234-5678`` and ``010 1234 5678`` are one value).
+_SEPARATOR_CHARS = rf" \t\n\r\u3000{DASHES}.·()\[\]"
+_SEPARATORS = re.compile(f"[{_SEPARATOR_CHARS}]+")
+_RUN = re.compile(f"[^{_SEPARATOR_CHARS}]+")
+#: Keys shorter than this (after separators are dropped) are not looked for: a short run
+#: of digits recurs by chance ("1.2.3.4" and "1234").
+MIN_KEY = 6
+
+
+def key_of(kind: str, value: str) -> str:
+    """The value with its separators dropped (and an e-mail's written-out "@" and dots)."""
+    if kind == "email":
+        value = re.sub(EMAIL_DOT, ".", re.sub(EMAIL_AT, "@", value, count=1))
+    return _SEPARATORS.sub("", value)
+
+
+def _skeleton(text: str) -> tuple[str, list[int], list[int]]:
+    """`text` without separators, with the start of each run in the skeleton and in `text`."""
+    runs = list(_RUN.finditer(text))
+    skel_starts, text_starts, pieces, n = [], [], [], 0
+    for m in runs:
+        skel_starts.append(n)
+        text_starts.append(m.start())
+        pieces.append(m.group())
+        n += m.end() - m.start()
+    return "".join(pieces), skel_starts, text_starts
+
+
+def _to_text(i: int, skel_starts: list[int], text_starts: list[int]) -> int:
+    """The offset in the text of skeleton character `i`."""
+    r = bisect.bisect_right(skel_starts, i) - 1
+    return text_starts[r] + i - skel_starts[r]
+
+
+def _bounded(text: str, s: int, e: int) -> bool:
+    """True when text[s:e] is a whole token: not the middle of a longer number or word."""
+    first, last = text[s], text[e - 1]
+    before = text[s - 1] if s else ""
+    after = text[e] if e < len(text) else ""
+    if "가" <= first <= "힣" and "가" <= before <= "힣":
+        return False
+    if first.isascii() and first.isalnum() and before.isascii() and before.isalnum():
+        return False
+    if last.isdigit():
+        return not after.isdigit()
+    return not (after.isascii() and after.isalnum())
+
+
+def _anchor(kind: str, value: str) -> str:
+    """The value's longest run without a separator: any copy holds it (see `find_copies`)."""
+    if kind == "email":
+        value = key_of(kind, value)
+    return max(_RUN.findall(value), key=len)
+
+
+def targets(kind: str, value: str) -> list[tuple[str, str, str]]:
+    """[(key, part, anchor)]: what to look for, which part of the value a copy stands for.
+
+    ``part`` is ``"whole"``, or ``"core"`` for an address's road or lot with its number;
+    ``anchor`` is a piece of the text every copy contains.
+    """
+    out = []
+    key = key_of(kind, value)
+    if len(key) >= MIN_KEY:
+        out.append((key, "whole", _anchor(kind, value)))
+    if kind == "address":
+        core = core_of(value)
+        if core is not None and core != value:
+            core_key = key_of(kind, core)
+            if len(core_key) >= 4 and core_key != key:  # "역삼동5": a name and a number
+                out.append((core_key, "core", _anchor(kind, core)))
+    return out
+
+
+def find_copies(
+    text: str, found: list[tuple[int, int, str, str]], taken: list[tuple[int, int]] = ()
+) -> list[tuple[int, int, str, str, str]]:
+    """Copies of the values in `found` ((start, end, type, value)) that `found` misses.
+
+    Returns (start, end, type, value copied, part) for each, in text order, never
+    overlapping `found`, the spans in `taken` or each other. `text` is the folded
+    text the scan read.
+    """
+    taken = sorted([(s, e) for s, e, _, _ in found] + list(taken))
+    copies: list[tuple[int, int, str, str, str]] = []
+    wanted = dict.fromkeys(
+        (key, kind, value, part, anchor)
+        for _, _, kind, value in found
+        for key, part, anchor in targets(kind, value)
+    )
+    for key, kind, value, part, anchor in wanted:
+        # a copy holds the anchor, a run of the value with no separator in it; most
+        # values occur once, and counting the anchor (in C) says so without more work
+        n = text.count(anchor)
+        if n <= 1 or n <= sum(text.count(anchor, s, e) for s, e in taken):
+            continue
+        for s, e in _near_anchors(text, key, anchor):
+            if _bounded(text, s, e) and not any(s < b and a < e for a, b in taken):
+                copies.append((s, e, kind, value, part))
+                taken.append((s, e))
+    copies.sort()
+    return copies
+
+
+def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
+    """The spans of `text` that read `key` once separators are dropped, found around each
+    occurrence of `anchor` (a window twice the key's length on each side)."""
+    out: set[tuple[int, int]] = set()
+    reach = 2 * len(key)
+    p = text.find(anchor)
+    while p >= 0:
+        lo = max(0, p - reach)
+        window = text[lo : p + len(anchor) + reach]
+        skel, skel_starts, text_starts = _skeleton(window)
+        i = skel.find(key)
+        while i >= 0:
+            s = lo + _to_text(i, skel_starts, text_starts)
+            e = lo + _to_text(i + len(key) - 1, skel_starts, text_starts) + 1
+            out.add((s, e))
+            i = skel.find(key, i + 1)
+        p = text.find(anchor, p + 1)
+    return sorted(out)
+
+
+def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]]:
+    """{index in `found`: (value it stands for, part)} for a value detected more than once.
+
+    ``010-1234-5678`` and a later ``010 1234 5678`` are both detected on their own; they
+    are one number, so the later takes the pseudonym of the first. An address stands
+    for the longest detected address with the same core: ``서울특별시 강남구 역삼동 622``
+    and a later ``역삼동 622 앞`` are one address (the shorter takes the longer's core).
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (_, _, kind, value) in enumerate(found):
+        if kind == "address":
+            value = core_of(value) or value
+        groups.setdefault((kind, key_of(kind, value)), []).append(i)
+    out: dict[int, tuple[str, str]] = {}
+    for (kind, key), members in groups.items():
+        if len(members) == 1:
+            continue
+        first = members[0]
+        if kind == "address":
+            first = max(members, key=lambda i: (len(found[i][3]), -i))
+        canon = found[first][3]
+        for i in members:
+            value = found[i][3]
+            if value != canon:
+                part = "core" if kind == "address" and key_of(kind, value) == key else "whole"
+                out[i] = (canon, part)
+    return out
+
+
+def write_into(template: str, pseudonym: str) -> str:
+    """`pseudonym`'s letters and digits written into `template`'s separators.
+
+    ``write_into("010 1234 5678", "010-9876-5432") == "010 9876 5432"``; when the two
+    do not have the same number of letters and digits, the pseudonym as it is.
+    """
+    chars = [c for c in pseudonym if not _SEPARATORS.fullmatch(c)]
+    slots = [i for i, c in enumerate(template) if not _SEPARATORS.fullmatch(c)]
+    if len(chars) != len(slots):
+        return pseudonym
+    out = list(template)
+    for i, c in zip(slots, chars, strict=True):
+        out[i] = c
+    return "".join(out)
