@@ -169,7 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     slurm.add_argument("--time", default="48:00:00", help="time limit (default %(default)s)")
     slurm.add_argument("--partition", default="", help="Slurm partition (default: the cluster's)")
     slurm.add_argument("--job-name", default="klue-pretrain", help="default %(default)s")
-    slurm.add_argument("--log-dir", default="logs", help="Slurm and per-node logs (shared FS; created)")
+    slurm.add_argument(
+        "--log-dir", default="logs", help="Slurm and per-node logs (shared FS; created)"
+    )
     slurm.add_argument("--repo", default=".", type=Path, help="this project on the nodes")
     slurm.add_argument("--sbatch-file", default="", help="write the script here")
     slurm.add_argument("--submit", action="store_true", help="run sbatch on the script")
