@@ -152,3 +152,32 @@ def test_early_stopping_counts_evaluations_since_the_strictly_better_one():
     assert since([0.5, 0.4, 0.3, 0.2, 0.1, 0.0]) == 5
     assert since([0.5, 0.4, 0.7]) == 0
     assert since([float("nan"), 0.1, float("nan")]) == 1  # NaN never improves
+
+
+def test_ynat_trained_on_the_dacon_copy_is_not_comparable(tmp_path):
+    """The official dev file with the DACON train copy (36,547 of 45,678 titles): used, and
+    marked not comparable; with the official train file it is comparable."""
+    import shutil
+
+    from finetune.tasks.base import load_klue_splits
+
+    fixtures = Path(__file__).parent / "fixtures" / "klue" / "ynat-v1.1"
+    shutil.copytree(fixtures, tmp_path / "ynat-v1.1")
+    train_file = tmp_path / "ynat-v1.1" / "ynat-v1.1_train.json"
+    shutil.copy(train_file, tmp_path / "ynat-v1.1" / "ynat-v1.1_dev.json")  # a stand-in dev
+    official = load_klue_splits("ynat", tmp_path, 0.2)
+    assert official.comparable and official.note == ""
+    train_file.unlink()
+    dacon = tmp_path / "ynat-v1.1-dacon"
+    dacon.mkdir()
+    names = "IT과학 경제 사회 생활문화 세계 스포츠 정치".split()
+    (dacon / "topic_dict.csv").write_text(
+        "topic,topic_idx\n" + "".join(f"{n},{i}\n" for i, n in enumerate(names)), encoding="utf-8"
+    )
+    rows = "".join(f"{i},제목 {i},{i % 7}\n" for i in range(5))
+    (dacon / "train_data.csv").write_text("index,title,topic_idx\n" + rows, encoding="utf-8")
+    (dacon / "test_data.csv").write_text("index,title\n5,무표지 제목\n", encoding="utf-8")
+    splits = load_klue_splits("ynat", tmp_path, 0.2)
+    assert len(splits.train) == 5 and splits.dev_source == official.dev_source
+    assert not splits.comparable and splits.train_source.startswith("dacon:")
+    assert "not comparable to the paper" in splits.note and "of the official 45678" in splits.note
