@@ -32,6 +32,9 @@ def get_config(arg: str | None = None):
             "pos_dim": 256,
             "dropout": 0.33,
             "tree_decoding": False,
+            # True: the baseline's nn.Dropout2d (whole POS vectors, whole LSTM features across
+            # the sentence); False: element-wise dropout
+            "dropout_2d": True,
         }
     )
     if arg == "tiny":
