@@ -11,8 +11,9 @@ its own config, and ``--config finetune/configs/common.py[:tiny]`` plus ``--conf
 change the given fields of every task (one task's fields, hyperparameters and options alike:
 ``--config.by_task.<task>.FIELD=VALUE``, e.g. ``by_task.ner.learning_rate``,
 ``by_task.re.task_options.representation``). ``--preset klue-base|klue-large``: the
-KLUE-baseline run script's settings (default klue-base, what the task configs hold). ``--seeds N`` trains seeds ``seed,
-seed+1, ...`` and reports their mean and standard deviation.
+KLUE-baseline run script's settings (default klue-base, what the task configs hold).
+``--seeds N`` trains seeds ``seed, seed+1, ...`` and reports their mean and standard
+deviation.
 
 Output: ``OUTPUT/<task>/`` (``OUTPUT/<task>/seed_<s>/`` per seed when N > 1) with ``best/``,
 ``predictions.jsonl``, ``metrics.json``, TensorBoard events; ``OUTPUT/results.json`` and

@@ -26,7 +26,20 @@ def get_config(arg: str | None = None):
     # baseline); "filled": only slots that have a value. gate_input "context": the slot gate
     # reads the first decoder step's attention context (the baseline, TRADE); "context_state":
     # that step's GRU state beside it (finetune/tasks/wos.py, docs/finetune_structured.md)
+    # The baseline's: teacher_forcing 0.5 (one coin per batch, its --teacher_forcing
+    # default), decode_length 10 (its validation max_len), every segment id 0
+    # (current_turn_segment False), the GRU started from the pooler output ("pooler"; "cls":
+    # the raw first-token state for an encoder without a pooler, RoBERTa here).
     c.task_options = ml_collections.ConfigDict(
-        {"max_value_length": 0, "dropout": 0.1, "value_loss": "all", "gate_input": "context"}
+        {
+            "max_value_length": 0,
+            "dropout": 0.1,
+            "value_loss": "all",
+            "gate_input": "context",
+            "teacher_forcing": 0.5,
+            "decode_length": 10,
+            "current_turn_segment": False,
+            "gru_start": "pooler",
+        }
     )
     return common.apply_arg(c, arg) if arg else c

@@ -14,11 +14,12 @@ Head (the baseline's ``DPTransformer``; Dozat & Manning 2017 with a decoder LSTM
 word vectors = [first subword; last subword] (the root is [CLS] twice) + a POS embedding
 (dropout 0.33, all dropouts of the head in the baseline's ``nn.Dropout2d`` form: a word's whole
 POS vector is dropped, and an LSTM output feature is dropped at every word of the sentence at
-once; ``dropout_2d=False``: element-wise) -> a bidirectional LSTM -> for dependents, an LSTM "decoder" over
-``elu(W enc[1:])`` started from the encoder's final cells -> ELU projections into an arc space
-(512) and a label space (256) -> a biaffine arc scorer ``h_i U c_j + w_d h_i + w_e c_j + b``
-over the root and all words -> a bilinear label scorer over the 38 deprels between each word and
-its head (the gold head in training, the predicted head in evaluation).
+once; ``dropout_2d=False``: element-wise) -> a bidirectional LSTM -> for dependents, an LSTM
+"decoder" over ``elu(W enc[1:])`` started from the encoder's final cells -> ELU projections
+into an arc space (512) and a label space (256) -> a biaffine arc scorer
+``h_i U c_j + w_d h_i + w_e c_j + b`` over the root and all words -> a bilinear label scorer
+over the 38 deprels between each word and its head (the gold head in training, the predicted
+head in evaluation).
 
 Loss: cross-entropy of the gold head over the candidates plus cross-entropy of the gold label,
 summed over real words (the trainer divides by their count, as the baseline divides by the
