@@ -360,7 +360,8 @@ def test_training_flips_the_baselines_teacher_forcing_coin_per_batch():
     otherwise each decoder step is fed the previous step's argmax token. Fed greedy's own
     tokens as targets both give greedy's probabilities; fed other targets they differ, and
     over 12 dropout keys both happen (two distinct outputs). Evaluation decodes
-    ``decode_length`` (the baseline's 10) steps. A RoBERTa encoder (no pooler) starts the GRU from the head's own pooler."""
+    ``decode_length`` (the baseline's 10) steps. A RoBERTa encoder (no pooler) starts the GRU
+    from the head's own pooler."""
     dialogues, onto = load(FIXTURES, "train")
     ctx = char_context(texts_of(dialogues, onto), use_token_types=False)
     task = WosTask(dropout=0.0)
