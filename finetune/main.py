@@ -2,15 +2,18 @@
 
     python -m finetune --task ynat|sts|nli|ner|re|dp|mrc|wos|all --model DIR --output DIR \\
         [--data-dir DIR] [--config finetune/configs/TASK.py[:tiny]] [--config.FIELD=VALUE ...] \\
-        [--seeds N]
+        [--preset klue-base|klue-large] [--seeds N]
 
 ``--model``: a pretraining workdir (newest checkpoint), a folder of ``python -m
 pretrain.export``, or a Hugging Face BERT/RoBERTa/XLM-R/ELECTRA folder. ``--config`` defaults to
 ``finetune/configs/<task>.py``; with ``--task all`` (or a comma-separated list) each task uses
 its own config, and ``--config finetune/configs/common.py[:tiny]`` plus ``--config.FIELD=VALUE``
-change the given fields of every task (one task's options:
-``--config.task_options_by_task.<task>.OPTION=VALUE``). ``--seeds N`` trains seeds ``seed,
-seed+1, ...`` and reports their mean and standard deviation.
+change the given fields of every task (one task's fields, hyperparameters and options alike:
+``--config.by_task.<task>.FIELD=VALUE``, e.g. ``by_task.ner.learning_rate``,
+``by_task.re.task_options.representation``). ``--preset klue-base|klue-large``: the
+KLUE-baseline run script's settings (default klue-base, what the task configs hold).
+``--seeds N`` trains seeds ``seed, seed+1, ...`` and reports their mean and standard
+deviation.
 
 Output: ``OUTPUT/<task>/`` (``OUTPUT/<task>/seed_<s>/`` per seed when N > 1) with ``best/``,
 ``predictions.jsonl``, ``metrics.json``, TensorBoard events; ``OUTPUT/results.json`` and
@@ -49,6 +52,12 @@ flags.DEFINE_string(
     "data folder, the parent of klue/ as for every command (the klue/ folder itself is "
     "accepted; default: corpus.datadir's search)",
 )
+flags.DEFINE_enum(
+    "preset",
+    "klue-base",
+    ["klue-base", "klue-large"],
+    "the KLUE-baseline run script's settings for base or large models (configs/presets.py)",
+)
 flags.DEFINE_integer("seeds", 1, "number of seeds (config seed, seed+1, ...)")
 flags.mark_flags_as_required(["task", "model", "output"])
 
@@ -84,37 +93,56 @@ def _set(cfg: Any, dotted: str, value: Any) -> None:
     cfg[leaf] = value
 
 
-def task_config(task: str, base: Any, overrides: dict[str, Any] | None = None) -> Any:
-    """The config of ``task``: ``base`` itself when it is that task's config; otherwise the
-    task's own config file with every field where ``base`` differs from `common` applied, and
-    every field set on the command line (``overrides``, flat ``a.b`` keys) applied even when it
-    equals the common default (``--config.max_seq_length=128`` must reach RE, whose own 256
-    differs). ``task_options_by_task.<task>.X`` of `common` becomes ``task_options.X`` of that
-    task only."""
-    if base.task == task:
-        return copy.deepcopy(base)
-    if base.task:
-        raise UsageError(
-            f"--config is the config of task {base.task!r}, not {task!r}; with several tasks "
-            "use finetune/configs/common.py[:tiny] (applied to every task's own config)"
-        )
+def _changes(cfg: Any, default: Any, explicit: set[str], prefix: str = "") -> dict[str, Any]:
+    """Flat fields of ``cfg`` that differ from ``default`` or were set on the command line
+    (``explicit``: flat keys as given, with ``prefix``); ``task`` and `common.BY_TASK` left out."""
     from finetune.configs import common
+
+    base = _flat(default.to_dict())
+    out = {}
+    for key, value in _flat(cfg.to_dict()).items():
+        if key == "task" or key.startswith(f"{common.BY_TASK}."):
+            continue
+        if base.get(key) != value or f"{prefix}{key}" in explicit:
+            out[key] = value
+    return out
+
+
+def task_config(
+    task: str, base: Any, overrides: dict[str, Any] | None = None, preset: str = ""
+) -> Any:
+    """The config of ``task``, in layers: the task's config file; the ``preset`` (its line of
+    the baseline's run script, `presets.preset_fields`); the fields the user changed in
+    ``base`` (its differences from the file it came from, plus every field set on the command
+    line in ``overrides``, flat ``a.b`` keys, even when it equals the default:
+    ``--config.max_seq_length=128`` must reach RE, whose own 256 differs); and, when ``base`` is
+    the common config, the fields changed under ``by_task.<task>`` (that task only, last)."""
+    from finetune.configs import common, presets
 
     path = CONFIG_DIR / f"{task}.py"
     if not path.is_file():
         raise UsageError(f"no config for task {task!r} ({path})")
-    cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
-    default = _flat(common.get_config().to_dict())
+    if base.task and base.task != task:
+        raise UsageError(
+            f"--config is the config of task {base.task!r}, not {task!r}; with several tasks "
+            "use finetune/configs/common.py[:tiny] (applied to every task's own config)"
+        )
     explicit = set(overrides or {})
-    by_task = f"{common.TASK_OPTIONS_BY_TASK}."
-    for key, value in _flat(base.to_dict()).items():
-        if key == "task" or (default.get(key) == value and key not in explicit):
-            continue
-        if key.startswith(by_task):
-            owner, _, option = key[len(by_task) :].partition(".")
-            if owner != task:
-                continue
-            key = f"task_options.{option}"
+    cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
+    if base.task == task:
+        changes = _changes(base, cfg, explicit)
+    else:
+        changes = _changes(base, common.base_config(), explicit)
+        by_task = base.get(common.BY_TASK, {}).get(task)
+        if by_task is not None:
+            prefix = f"{common.BY_TASK}.{task}."
+            changes.update(_changes(by_task, common.task_defaults(task), explicit, prefix))
+    if preset:
+        try:
+            cfg.update(presets.preset_fields(preset, task))
+        except ValueError as e:
+            raise UsageError(f"--preset: {e}") from e
+    for key, value in changes.items():
         _set(cfg, key, value)
     return cfg
 
@@ -166,13 +194,15 @@ def run_all(
     seeds: int,
     skip_missing: bool = False,
     overrides: dict[str, Any] | None = None,
+    preset: str = "",
 ) -> int:
     """Loads the model once, fine-tunes every task and seed, writes the results table.
 
-    ``overrides``: the ``--config.FIELD=VALUE`` values given on the command line (flat keys)."""
+    ``overrides``: the ``--config.FIELD=VALUE`` values given on the command line (flat keys);
+    ``preset``: ``klue-base`` or ``klue-large`` (`task_config`)."""
     from finetune import modeling, results, trainer
 
-    configs = {t: task_config(t, base, overrides) for t in tasks}  # config errors first
+    configs = {t: task_config(t, base, overrides, preset) for t in tasks}  # config errors first
     splits, skipped, objects = load_all_splits(tasks, configs, data_dir, skip_missing)
     pre = modeling.load_pretrained(model)
     logging.info("model: %s", pre.describe())
@@ -243,6 +273,7 @@ def main(argv: list[str]) -> int:
             FLAGS.seeds,
             skip_missing=FLAGS.task == "all",
             overrides=config_flags.get_override_values(FLAGS["config"]),
+            preset=FLAGS.preset,
         )
     except NonFiniteLossError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -254,7 +285,8 @@ def main(argv: list[str]) -> int:
 
 USAGE = (
     "usage: python -m finetune --task ynat|sts|nli|ner|re|dp|mrc|wos|all --model DIR "
-    "--output DIR [--data-dir DIR] [--config FILE[:tiny]] [--config.FIELD=VALUE ...] [--seeds N]"
+    "--output DIR [--data-dir DIR] [--config FILE[:tiny]] [--config.FIELD=VALUE ...] "
+    "[--preset klue-base|klue-large] [--seeds N]"
 )
 
 

@@ -10,7 +10,7 @@ API (pure functions, no I/O; every value is a Python float on the 0-100 scale)::
     dp(gold_heads, gold_deprels, pred_heads, pred_deprels)
         -> {"dp_uas_macro_f1", "dp_uas_micro_f1", "dp_las_macro_f1", "dp_las_micro_f1",
             "dp_uas", "dp_las"}
-    mrc(gold_answers, pred_answers)          -> {"mrc_exact_match", "mrc_rouge_w"}
+    mrc(gold_answers, pred_answers[, types]) -> {"mrc_exact_match", "mrc_rouge_w"} (+ per type)
     wos(gold_states, pred_states)            -> {"wos_joint_goal_accuracy", "wos_slot_f1"}
 
     METRICS[task](...)   the same functions by task name; METRIC_NAMES[task] their keys
@@ -90,6 +90,9 @@ STS_THRESHOLD = 3.0
 _MRC_BRACKETS = regex.compile(r"[\'\"《》<>〈〉]\(\)‘’")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 
+#: KLUE-MRC's question types: 1 paraphrase, 2 multi-sentence reasoning, 3 unanswerable.
+MRC_QUESTION_TYPES = (1, 2, 3)
+
 METRIC_NAMES: dict[str, tuple[str, ...]] = {
     "ynat": ("ynat_macro_f1",),
     "sts": ("sts_pearsonr", "sts_f1"),
@@ -104,7 +107,11 @@ METRIC_NAMES: dict[str, tuple[str, ...]] = {
         "dp_uas",
         "dp_las",
     ),
-    "mrc": ("mrc_exact_match", "mrc_rouge_w"),
+    "mrc": (
+        "mrc_exact_match",
+        "mrc_rouge_w",
+        *(f"{m}_type{t}" for m in ("mrc_exact_match", "mrc_rouge_w") for t in (1, 2, 3)),
+    ),
     "wos": ("wos_joint_goal_accuracy", "wos_slot_f1"),
 }
 
@@ -440,18 +447,34 @@ def rouge_w(pred: str, gold: str) -> float:
     return 2.0 * precision * recall / (precision + recall)
 
 
-def mrc(gold_answers: Sequence[Sequence[str]], pred_answers: Sequence[str]) -> dict[str, float]:
+def mrc(
+    gold_answers: Sequence[Sequence[str]],
+    pred_answers: Sequence[str],
+    question_types: Sequence[int] | None = None,
+) -> dict[str, float]:
     """Exact match and ROUGE-W, each the max over a question's gold answers, mean over
-    questions. An unanswerable question (no gold answer) has the single gold answer ""."""
+    questions. An unanswerable question (no gold answer) has the single gold answer "".
+
+    With ``question_types`` (KLUE-MRC's 1 paraphrase, 2 multi-sentence reasoning, 3
+    unanswerable) also each type's mean, ``mrc_exact_match_type1`` ... ``mrc_rouge_w_type3``,
+    as the baseline logs them (NaN for a type without questions)."""
     _check_pair(gold_answers, pred_answers, "questions")
-    em_total = rouge_total = 0.0
+    if question_types is not None:
+        _check_pair(gold_answers, question_types, "question types")
+    em, rouge = [], []
     for answers, pred in zip(gold_answers, pred_answers, strict=True):
         p = normalize_answer(pred)
         golds = [normalize_answer(a) for a in answers] or [""]
-        em_total += max(float(p == g) for g in golds)
-        rouge_total += max(rouge_w(p, g) for g in golds)
+        em.append(max(float(p == g) for g in golds))
+        rouge.append(max(rouge_w(p, g) for g in golds))
     n = len(gold_answers)
-    return {"mrc_exact_match": _pct(em_total / n), "mrc_rouge_w": _pct(rouge_total / n)}
+    out = {"mrc_exact_match": _pct(sum(em) / n), "mrc_rouge_w": _pct(sum(rouge) / n)}
+    for t in MRC_QUESTION_TYPES if question_types is not None else ():
+        rows = [i for i, q in enumerate(question_types) if q == t]
+        for name, values in (("mrc_exact_match", em), ("mrc_rouge_w", rouge)):
+            mean = sum(values[i] for i in rows) / len(rows) if rows else math.nan
+            out[f"{name}_type{t}"] = _pct(mean)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -389,7 +389,9 @@ def score_aligned(aligned: Aligned, relations: Sequence[str] | None = None) -> d
         )
     if task == "mrc":
         return metrics.mrc(
-            [[a.text for a in u.answers] for u in gold], [p["answer"] for p in preds]
+            [[a.text for a in u.answers] for u in gold],
+            [p["answer"] for p in preds],
+            [u.question_type for u in gold],
         )
     return metrics.wos([list(u) for u in gold], [p["state"] for p in preds])
 

@@ -36,18 +36,40 @@ from pretrain.train import ModelDef, TrainState
 
 
 def plan_steps(cfg: Mapping[str, Any], num_train: int) -> dict[str, int]:
-    """Steps per epoch (the last batch may be partial), total and warmup steps."""
+    """Steps per epoch (the last batch may be partial), total, warmup and run steps, and the
+    dev evaluation interval within an epoch.
+
+    Warmup is the baseline's ``ceil(ratio x examples / batch x epochs)`` (``num_warmup_steps``
+    of KLUE-baseline's lightning_base.py). The evaluation interval is Lightning's
+    ``val_check_batch = int(steps per epoch x val_check_interval)`` (at least 1), counted from
+    the start of each epoch; ``eval_every_steps`` > 0 replaces it (counted from step 0)."""
     batch = int(cfg["global_batch_size"])
+    epochs = int(cfg["num_train_epochs"])
     per_epoch = math.ceil(num_train / batch)
-    total = per_epoch * int(cfg["num_train_epochs"])
-    warmup = int(total * float(cfg["warmup_ratio"]))
+    total = per_epoch * epochs
+    warmup = min(total, math.ceil(float(cfg["warmup_ratio"]) * num_train / batch * epochs))
     run = min(total, int(cfg["max_train_steps"])) if int(cfg["max_train_steps"]) > 0 else total
+    fraction = float(cfg.get("eval_every_epochs", 1.0)) or 1.0
     return {
         "steps_per_epoch": per_epoch,
         "total_steps": total,
         "warmup_steps": warmup,
         "run_steps": run,
+        "eval_every_steps": int(cfg.get("eval_every_steps", 0)),
+        "eval_interval_in_epoch": max(1, int(per_epoch * fraction)),
     }
+
+
+def eval_due(done_steps: int, plan: Mapping[str, int]) -> bool:
+    """Whether dev is evaluated after ``done_steps`` optimiser steps (`plan_steps`): every
+    ``eval_every_steps`` when set, else every ``eval_interval_in_epoch`` steps of each epoch;
+    always after the last step."""
+    if done_steps == plan["run_steps"]:
+        return True
+    if plan["eval_every_steps"] > 0:
+        return done_steps % plan["eval_every_steps"] == 0
+    in_epoch = (done_steps - 1) % plan["steps_per_epoch"] + 1
+    return in_epoch % plan["eval_interval_in_epoch"] == 0
 
 
 def optimizer_config(cfg: Mapping[str, Any], steps: Mapping[str, int]) -> dict[str, Any]:

@@ -45,7 +45,7 @@ import jax
 import numpy as np
 
 from finetune import modeling
-from finetune.steps import build_program, optimizer_config, plan_steps
+from finetune.steps import build_program, eval_due, optimizer_config, plan_steps
 from finetune.tasks.base import EncodeContext, Features, Splits, Task
 from pretrain import checkpointing, sharding, storage, supervision
 from pretrain import train as pretrain_train
@@ -130,6 +130,19 @@ def write_predictions(task: Task, predictions: list[dict], path: Path) -> None:
     prediction_files.write_predictions(
         task.name, predictions, path, relations=getattr(task, "relations", None)
     )
+
+
+def evaluations_since_best(history: Sequence[Mapping[str, Any]], metric_key: str) -> int:
+    """How many evaluations in ``history`` came after the last one that improved
+    ``metric_key`` (`is_better`): Lightning's EarlyStopping wait count, which stops the
+    baseline when it reaches the patience."""
+    best, since = None, 0
+    for entry in history:
+        if is_better(float(entry[metric_key]), best):
+            best, since = float(entry[metric_key]), 0
+        else:
+            since += 1
+    return since
 
 
 def is_better(value: float, best: float | None) -> bool:
@@ -348,7 +361,8 @@ def run_task(
     )
 
     metric_key = str(cfg.get("metric_key") or "") or task.metric_key
-    eval_every = int(cfg["eval_every_steps"]) or steps["steps_per_epoch"]
+    patience = int(cfg.get("early_stopping_patience", 0))
+    early_stop: int | None = None
     ckpt_every = int(cfg["checkpoint_every_steps"])
     log_every = int(cfg["log_every_steps"])
     run_steps = steps["run_steps"]
@@ -405,7 +419,7 @@ def run_task(
                 handle(*pending)  # the previous step's: the device is already busy with this one
             done_steps = step + 1
             pending = (done_steps, metrics)
-            want_eval = done_steps % eval_every == 0 or done_steps == run_steps
+            want_eval = eval_due(done_steps, steps)
             want_save = want_eval or (ckpt_every > 0 and done_steps % ckpt_every == 0)
             preempted = bool(agreement.poll(done_steps, (watcher.requested,))[0])
             if want_eval or want_save or preempted or done_steps == run_steps:
@@ -413,6 +427,16 @@ def run_task(
                 pending = None
             if want_eval:
                 evaluate(done_steps)
+                if patience > 0 and evaluations_since_best(history, metric_key) >= patience:
+                    early_stop = done_steps
+                    logging.info(
+                        "%s: early stop at step %d: %d evaluations without a better %s",
+                        task.name,
+                        done_steps,
+                        patience,
+                        metric_key,
+                    )
+                    break
             if (want_save or preempted) and done_steps < run_steps:
                 resume.save(done_steps, state, {"history": history, "best": best})
                 resume.wait()
@@ -437,6 +461,7 @@ def run_task(
         **{k: v for k, v in info.items() if k != "config"},
         "metric_key": metric_key,
         "best_step": best["step"],
+        "early_stopped_at_step": early_stop,
         "scores": best["scores"],
         "history": history,
     }

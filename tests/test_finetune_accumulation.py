@@ -22,7 +22,7 @@ from pretrain import sharding
 CFG = {
     "global_batch_size": 16,
     "num_train_epochs": 2,
-    "warmup_ratio": 0.25,
+    "warmup_ratio": 0.15,
     "max_train_steps": 0,
     "learning_rate": 1e-3,
     "weight_decay": 0.01,

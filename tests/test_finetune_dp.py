@@ -183,3 +183,24 @@ def test_tiny_model_memorises_20_real_sentences(data_dir):
     out = jax.tree.map(np.asarray, nnx.jit(lambda m: m(batch, deterministic=True))(model))
     scores = prediction_files.score_predictions("dp", task.predict(out, feats, sents), sents)
     assert task.truncated_words == 0 and scores["dp_uas"] > 90.0, scores
+
+
+@pytest.mark.parametrize("dropout_2d", [True, False])
+def test_head_dropout_is_the_baselines_dropout2d(dropout_2d):
+    """``nn.Dropout2d`` as the baseline applies it: a word's whole POS vector ([B, W, P] rows)
+    and an LSTM output feature at every word at once ([B, W, D] columns); element-wise with
+    ``dropout_2d=False``."""
+    from types import SimpleNamespace
+
+    head = DpTask(lstm_size=8, arc_space=8, type_space=4, pos_dim=4, dropout_2d=dropout_2d)
+    head = head.make_head(SimpleNamespace(hidden_size=8), nnx.Rngs(0))
+    ones = np.ones((4, 6, 16), np.float32)
+    rngs = nnx.Rngs(dropout=1)
+    words = np.asarray(head.drop_word(ones, deterministic=False, rngs=rngs))
+    features = np.asarray(head.drop_feature(ones, deterministic=False, rngs=rngs))
+    for kept in (words[words != 0], features[features != 0]):
+        np.testing.assert_allclose(kept, 1 / (1 - 0.33), rtol=1e-6)
+    row_constant = (words == words[:, :, :1]).all()
+    column_constant = (features == features[:, :1, :]).all()
+    assert row_constant is np.bool_(dropout_2d) and column_constant is np.bool_(dropout_2d)
+    assert 0.1 < (words == 0).mean() < 0.6 and 0.1 < (features == 0).mean() < 0.6

@@ -4,7 +4,7 @@ written, and ``python -m finetune.evaluate`` printing the trainer's numbers on t
 
 The KLUE folder is built from the fixtures (the train files double as dev); the parser is
 shrunk through the common config's per-task options (as
-``--config.task_options_by_task.dp.lstm_size=...``)."""
+``--config.by_task.dp.task_options.lstm_size=...``)."""
 
 from __future__ import annotations
 
@@ -54,12 +54,12 @@ def finetuned(tmp_path_factory, klue_dir, unoptimised_compilation) -> Path:
     base.max_train_steps = 2
     base.progress_bar = False
     base.log_every_steps = 1
-    # The parser at test size, as --config.task_options_by_task.dp.lstm_size=16 ...
-    base.task_options_by_task.dp.update(lstm_size=16, arc_space=16, type_space=8, pos_dim=8)
+    # The parser at test size, as --config.by_task.dp.task_options.lstm_size=16 ...
+    base.by_task.dp.task_options.update(lstm_size=16, arc_space=16, type_space=8, pos_dim=8)
     out = tmp_path_factory.mktemp("runs")
     ft_main.run_all(base, list(SOURCES), str(model), out, str(klue_dir), 1)
     written = json.loads((out / "dp" / "config.json").read_text())["config"]
-    assert written["task_options"]["lstm_size"] == 16 and "task_options_by_task" not in written
+    assert written["task_options"]["lstm_size"] == 16 and "by_task" not in written
     return out
 
 
@@ -105,7 +105,7 @@ def test_command_line_overrides_reach_every_task_config():
 
 
 def test_common_config_sets_one_tasks_options():
-    """``--task all`` with the common config: ``task_options_by_task.re.representation`` reaches
+    """``--task all`` with the common config: ``by_task.re.task_options.representation`` reaches
     RE's ``task_options`` (and its task object) only; other tasks keep their own options, and
     a task's config carries no copy of the per-task block (its run hash is unchanged)."""
     import importlib
@@ -120,8 +120,8 @@ def test_common_config_sets_one_tasks_options():
     argv = [
         "prog",
         f"--config={common}:tiny",
-        "--config.task_options_by_task.re.representation=mention_mean",
-        "--config.task_options_by_task.dp.tree_decoding=True",
+        "--config.by_task.re.task_options.representation=mention_mean",
+        "--config.by_task.dp.task_options.tree_decoding=True",
     ]
     config_flags.DEFINE_config_file("config", common, flag_values=fv, sys_argv=argv)
     fv(argv)
@@ -138,9 +138,9 @@ def test_common_config_sets_one_tasks_options():
         assert {k: v for k, v in got.items() if k not in own} == {}
         assert got.get("task_options") == own.get("task_options"), task
     # A misspelt option (or a task without options, e.g. ynat) is refused when parsing.
-    for wrong in ("re.representaton=cls", "ynat.representation=cls"):
+    for wrong in ("re.task_options.representaton=cls", "ynat.task_options.representation=cls"):
         bad = flags.FlagValues()
-        argv = ["prog", f"--config.task_options_by_task.{wrong}"]
-        with pytest.raises((AttributeError, KeyError), match="ynat|representaton"):
+        argv = ["prog", f"--config.by_task.{wrong}"]
+        with pytest.raises((AttributeError, KeyError), match="task_options|representaton"):
             config_flags.DEFINE_config_file("config", common, flag_values=bad, sys_argv=argv)
             bad(argv)

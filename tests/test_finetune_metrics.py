@@ -291,6 +291,22 @@ def test_mrc_unanswerable_and_empty_gold():
     assert metrics.rouge_w("", "abc") == 0.0
 
 
+def test_mrc_scores_per_question_type_as_the_baseline_logs_them():
+    """EM and ROUGE-W per question type (1 paraphrase, 2 multi-sentence, 3 unanswerable):
+    the mean over that type's questions; NaN for a type without questions."""
+    gold = [["서울"], ["부산"], ["대구"], []]
+    pred = ["서울", "광주", "대구", "무엇"]
+    got = metrics.mrc(gold, pred, [1, 1, 2, 3])
+    assert (got["mrc_exact_match"], got["mrc_exact_match_type1"]) == (50.0, 50.0)
+    assert (got["mrc_exact_match_type2"], got["mrc_exact_match_type3"]) == (100.0, 0.0)
+    assert got["mrc_rouge_w_type2"] == 100.0 and got["mrc_rouge_w_type3"] == 0.0
+    assert set(got) == set(metrics.METRIC_NAMES["mrc"])
+    only_one = metrics.mrc(gold[:1], pred[:1], [1])
+    assert math.isnan(only_one["mrc_rouge_w_type2"]) and only_one["mrc_rouge_w_type1"] == 100.0
+    with pytest.raises(ValueError):
+        metrics.mrc(gold, pred, [1, 2])
+
+
 def test_mrc_rouge_w_keeps_difflib_heuristic_for_long_gold_answers():
     # difflib (which the baseline calls) ignores "popular" characters of a 200+ character
     # gold answer when it looks for the longest block, so a prediction that contains the whole

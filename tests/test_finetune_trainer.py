@@ -214,6 +214,38 @@ def test_roberta_and_rerun_is_skipped(assets, tmp_path, caplog):
     assert (out / "predictions.jsonl").read_bytes() == first
 
 
+def test_large_preset_runs_with_a_tiny_model(assets, tmp_path):
+    """``--preset klue-large`` on NLI: the run script's large-model line (lr 5e-5, batch 32,
+    warmup 0.2, 5 epochs, patience 5) with only the length and the step count overridden for
+    the tiny model; dev is evaluated 4 times per epoch (here every step: 2 steps per epoch)."""
+    from absl import flags
+    from ml_collections import config_flags
+
+    from finetune import main as ft_main
+
+    argv = ["prog", "--config.max_seq_length=32", "--config.max_train_steps=3"]
+    argv += ["--config.progress_bar=False", "--config.eval_batch_size=8"]
+    fv = flags.FlagValues()
+    common = str(REPO / "finetune" / "configs" / "common.py")
+    config_flags.DEFINE_config_file("config", common, flag_values=fv, sys_argv=argv)
+    fv(argv)
+    overrides = config_flags.get_override_values(fv["config"])
+    out = tmp_path / "large"
+    model, klue = str(assets["bert"]), str(assets["klue"])
+    assert (
+        ft_main.run_all(fv.config, ["nli"], model, out, klue, 1, False, overrides, "klue-large")
+        == 0
+    )
+    written = json.loads((out / "nli" / "config.json").read_text(encoding="utf-8"))
+    cfg = written["config"]
+    assert (cfg["learning_rate"], cfg["global_batch_size"], cfg["warmup_ratio"]) == (5e-5, 32, 0.2)
+    assert (cfg["num_train_epochs"], cfg["early_stopping_patience"]) == (5, 5)
+    # 48 train examples: 2 steps per epoch, 10 in all, warmup ceil(0.2 x 48 / 32 x 5) = 2.
+    assert (written["total_steps"], written["warmup_steps"], written["run_steps"]) == (10, 2, 3)
+    metrics = json.loads((out / "nli" / "metrics.json").read_text(encoding="utf-8"))
+    assert [h["step"] for h in metrics["history"]] == [1, 2, 3]
+
+
 def _run_and_kill(assets, output: Path, task: str, pattern: str, *extra: str) -> bool:
     proc = subprocess.Popen(
         _cmd(assets, output, task, *extra),

@@ -58,8 +58,9 @@ def test_history_is_truncated_from_the_left_and_marks_the_current_turn():
     dialogues, onto = load(FIXTURES, "train")
     ctx = char_context(texts_of(dialogues, onto))
     d = dialogues[0]
-    full = history_ids(d, 2, ctx, 512)
+    full = history_ids(d, 2, ctx, 512, current_turn_segment=True)
     n = int(full["attention_mask"].sum())
+    assert history_ids(d, 2, ctx, 512)["token_type_ids"].sum() == 0  # the baseline: all 0
     short = history_ids(d, 2, ctx, 12)
     assert short["input_ids"][0] == ctx.cls_id and short["input_ids"][-1] == ctx.sep_id
     # the last 11 tokens of the full history, in order (the oldest are dropped)
@@ -99,7 +100,8 @@ def test_gold_round_trip_on_the_real_dev_sample(data_dir):
 def test_trade_head_learns_the_fixture_dialogues():
     dialogues, onto = load(FIXTURES, "train")
     ctx = char_context(texts_of(dialogues, onto))
-    task = WosTask(dropout=0.0)
+    # Decoding as long as the longest training value (the baseline's 10 steps would cut them).
+    task = WosTask(dropout=0.0, decode_length=0)
     task.set_ontology(onto.slots)
     feats = task.encode(dialogues, ctx, 96, train=True)
     vocab = ctx.tokenizer.get_vocab_size()
@@ -159,7 +161,7 @@ def test_gate_on_context_and_state_is_the_same_in_greedy_and_teacher_forced_path
     layer), taken from the same step in both paths, so greedy and teacher forcing agree."""
     dialogues, onto = load(FIXTURES, "train")
     ctx = char_context(texts_of(dialogues, onto))
-    task = WosTask(dropout=0.0, gate_input="context_state")
+    task = WosTask(dropout=0.0, gate_input="context_state", decode_length=0)
     task.set_ontology(onto.slots)
     feats = task.encode(dialogues, ctx, 96, train=True)
     cfg = dataclasses.replace(
@@ -330,7 +332,7 @@ def test_tiny_model_memorises_5_real_dialogues(data_dir):
         for i, t in enumerate(d.turns)
         if t.role == "user"
     )
-    task = WosTask(dropout=0.0, value_loss="filled", gate_input="context_state")
+    task = WosTask(dropout=0.0, value_loss="filled", gate_input="context_state", decode_length=0)
     task.set_ontology(onto.slots)
     feats = task.encode(dialogues, ctx, longest, train=True)
     assert len(feats) == 30 and task.unknown_slot_items == 0
@@ -351,3 +353,51 @@ def test_tiny_model_memorises_5_real_dialogues(data_dir):
         "wos", task.predict(out, feats, dialogues), dialogues
     )
     assert scores["wos_slot_f1"] > 90.0 and scores["wos_joint_goal_accuracy"] > 90.0, scores
+
+
+def test_training_flips_the_baselines_teacher_forcing_coin_per_batch():
+    """Baseline training: with probability ``teacher_forcing`` (0.5) a batch is teacher-forced,
+    otherwise each decoder step is fed the previous step's argmax token. Fed greedy's own
+    tokens as targets both give greedy's probabilities; fed other targets they differ, and
+    over 12 dropout keys both happen (two distinct outputs). Evaluation decodes
+    ``decode_length`` (the baseline's 10) steps. A RoBERTa encoder (no pooler) starts the GRU
+    from the head's own pooler."""
+    dialogues, onto = load(FIXTURES, "train")
+    ctx = char_context(texts_of(dialogues, onto), use_token_types=False)
+    task = WosTask(dropout=0.0)
+    task.set_ontology(onto.slots)
+    feats = task.encode(dialogues, ctx, 96, train=True)
+    cfg = dataclasses.replace(
+        models.PRESETS["tiny"],
+        arch="roberta",
+        type_vocab_size=1,
+        num_layers=1,
+        vocab_size=ctx.tokenizer.get_vocab_size(),
+        dtype="float32",
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+    )
+    model = FinetuneModel(cfg, task, add_pooler=False, rngs=nnx.Rngs(0))
+    assert model.head.start_pooler is not None
+    batch = {k: jnp.asarray(v[:2]) for k, v in feats.arrays.items()}
+    greedy = nnx.jit(lambda m, b: m(b, deterministic=True))(model, batch)
+    assert greedy["generated"].shape[-1] == 10 != batch["target"].shape[-1]
+
+    @nnx.jit
+    def train_out(m, b, key):
+        return m(b, deterministic=False, rngs=nnx.Rngs(dropout=key))["token_logprob"]
+
+    t = batch["target"].shape[-1]
+    replay = dict(batch, target=jnp.pad(greedy["generated"], ((0, 0), (0, 0), (0, 20)))[..., :t])
+    for key in range(3):
+        np.testing.assert_allclose(
+            np.asarray(train_out(model, replay, jax.random.key(key)))[..., :10],
+            np.asarray(greedy["generated_logprob"])[..., : min(t, 10)],
+            atol=1e-4,
+        )
+    # Dropout 0: every teacher-forced batch gives one output, every free-running batch another.
+    outputs = [np.asarray(train_out(model, batch, jax.random.key(k))) for k in range(12)]
+    distinct = {o.round(5).tobytes() for o in outputs}
+    assert len(distinct) == 2
+    with pytest.raises(ValueError, match="teacher_forcing"):
+        WosTask(teacher_forcing=1.5)

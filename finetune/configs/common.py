@@ -14,13 +14,14 @@ Expected: every task finishes on 2 CPU cores in a few minutes with scores near c
 tiny encoder is barely trained, and the tiny override trains on 512 examples); the point is
 the files and the table, not the figures. See docs/finetune.md.
 
-Task options (a task config's ``task_options``, the task's constructor arguments) differ per
-task, so this file holds them per task under ``task_options_by_task.<task>``, copied from each
-task config; one changed here reaches that task's ``task_options`` only::
+Any field of one task (a hyperparameter or one of its ``task_options``) is set under
+``by_task.<task>``, which holds a copy of each task config's own values; a field changed there
+reaches that task only and wins over the same field changed for every task::
 
     python -m finetune --task all --model runs/tiny --output runs/ft-tiny \
         --config finetune/configs/common.py:tiny \
-        --config.task_options_by_task.re.representation=mention_mean
+        --config.by_task.ner.learning_rate=1e-5 --config.by_task.ner.global_batch_size=8 \
+        --config.by_task.re.task_options.representation=mention_mean
 
 Task configs start from `base_config` (the shared fields without that block).
 """
@@ -31,24 +32,39 @@ import importlib
 
 import ml_collections
 
-#: The field of this file's config that holds each task's ``task_options``.
-TASK_OPTIONS_BY_TASK = "task_options_by_task"
+from finetune.configs import presets
+
+#: The field of this file's config that holds each task's own fields.
+BY_TASK = "by_task"
+#: Fields that belong to the process, not to a task (absent from ``by_task.<task>``).
+PROCESS_FIELDS = ("task", "mesh", "distributed")
+
+
+def task_defaults(task: str) -> ml_collections.ConfigDict:
+    """``finetune/configs/<task>.py``'s config without `PROCESS_FIELDS`: what
+    ``by_task.<task>`` holds before the command line changes it."""
+    cfg = importlib.import_module(f"finetune.configs.{task}").get_config().to_dict()
+    return ml_collections.ConfigDict({k: v for k, v in cfg.items() if k not in PROCESS_FIELDS})
 
 
 def get_config(arg: str | None = None) -> ml_collections.ConfigDict:
-    """The config of ``--config finetune/configs/common.py[:tiny]``: `base_config` plus
-    every task config's default ``task_options`` under ``task_options_by_task.<task>``."""
+    """The config of ``--config finetune/configs/common.py[:tiny]``: `base_config` plus every
+    task config's own fields under ``by_task.<task>`` (see `task_defaults`)."""
     from finetune.tasks.base import ALL_TASKS
 
     c = base_config()
-    by_task = ml_collections.ConfigDict()
-    for task in ALL_TASKS:
-        task_cfg = importlib.import_module(f"finetune.configs.{task}").get_config()
-        if "task_options" in task_cfg:
-            by_task[task] = ml_collections.ConfigDict(task_cfg.task_options.to_dict())
-    c[TASK_OPTIONS_BY_TASK] = by_task
+    c[BY_TASK] = ml_collections.ConfigDict({task: task_defaults(task) for task in ALL_TASKS})
     if arg:
         apply_arg(c, arg)
+    return c
+
+
+def baseline_config(task: str) -> ml_collections.ConfigDict:
+    """`base_config` for ``task`` with the values of its line of the KLUE-baseline run script
+    (the ``klue-base`` preset, `presets.preset_fields`): where each task config starts."""
+    c = base_config()
+    c.task = task
+    c.update(presets.preset_fields(presets.DEFAULT_PRESET, task))
     return c
 
 
@@ -56,23 +72,18 @@ def base_config() -> ml_collections.ConfigDict:
     """The fields every task config has (each task config starts from these)."""
     c = ml_collections.ConfigDict()
     c.task = ""  # set by each task config; "" here: "apply my changes to every task"
-    c.seed = 42
 
-    # Optimiser: AdamW, linear warmup then linear decay to 0, gradient clipping. KLUE-baseline
-    # defaults: eps 1e-8, weight decay 0 (no decay on biases and LayerNorm when it is >0).
-    c.learning_rate = 5e-5
-    c.num_train_epochs = 4
-    c.global_batch_size = 32  # per optimiser step, over all devices and micro-batches
-    # >1: each step sums the gradients of this many micro-batches of global_batch_size / N rows
-    # (less activation memory, the same update); steps and schedule count optimiser updates.
-    c.grad_accum_steps = 1
-    c.eval_batch_size = 64
-    c.warmup_ratio = 0.1  # share of all optimiser steps spent warming up
-    c.weight_decay = 0.0
-    c.max_grad_norm = 1.0
+    # Optimiser: AdamW, linear warmup then linear decay to 0, gradient clipping. The values
+    # are the KLUE-baseline code defaults (`presets.CODE_DEFAULTS`, with their file and line):
+    # lr 5e-5, 4 epochs, batch 32, eval batch 64, no warmup (its warmup options default to
+    # None: 0 steps), weight decay 0 (never on biases and LayerNorm), clipping 1.0, eps 1e-8.
+    # global_batch_size: rows per optimiser step, over all devices and micro-batches.
+    # grad_accum_steps > 1: each step sums the gradients of this many micro-batches of
+    # global_batch_size / N rows (less activation memory, the same update).
+    # warmup_ratio: warmup steps = ceil(ratio x train examples / batch x epochs) (baseline).
+    c.update(presets.code_default_fields())
     c.adam_b1 = 0.9
     c.adam_b2 = 0.999
-    c.adam_eps = 1e-8
     c.max_seq_length = 128
     c.dtype = "float32"  # compute dtype of matrix products: "float32" or "bfloat16"
     c.metric_key = ""  # the dev metric that selects the best checkpoint; "": the task's own
@@ -84,7 +95,14 @@ def base_config() -> ml_collections.ConfigDict:
 
     # Loop.
     c.max_train_steps = 0  # >0: stop after this many optimiser steps (schedule still over all)
-    c.eval_every_steps = 0  # 0: evaluate on dev at the end of every epoch
+    # Dev evaluation every eval_every_epochs of an epoch (the baseline's Lightning
+    # val_check_interval=0.25, run_klue.py:121: every int(0.25 x steps per epoch) steps of each
+    # epoch), and at the last step; eval_every_steps > 0 replaces it with a fixed interval.
+    c.eval_every_epochs = 0.25
+    c.eval_every_steps = 0
+    # early_stopping_patience (set above, baseline default 5): stop when this many evaluations
+    # in a row did not improve the metric (Lightning's EarlyStopping in max mode, run_klue.py:
+    # 110; the run script's 10000 and 100000 never stop); 0 = never.
     c.checkpoint_every_steps = 0  # 0: a resume checkpoint at every evaluation only
     c.log_every_steps = 50
     c.progress_bar = True

@@ -23,14 +23,7 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.base_config()
-    c.task = "dp"
-    c.learning_rate = 5e-5
-    c.num_train_epochs = 10
-    c.global_batch_size = 32
-    c.warmup_ratio = 0.1
-    c.max_seq_length = 256
-    c.metric_key = ""  # "" = the task's own (dp_las_macro_f1)
+    c = common.baseline_config("dp")  # the run_all.sh line: configs/presets.py
     c.task_options = ml_collections.ConfigDict(
         {
             "lstm_size": 768,
@@ -39,6 +32,9 @@ def get_config(arg: str | None = None):
             "pos_dim": 256,
             "dropout": 0.33,
             "tree_decoding": False,
+            # True: the baseline's nn.Dropout2d (whole POS vectors, whole LSTM features across
+            # the sentence); False: element-wise dropout
+            "dropout_2d": True,
         }
     )
     if arg == "tiny":

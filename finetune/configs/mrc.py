@@ -23,12 +23,7 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.base_config()
-    c.task = "mrc"
-    c.learning_rate = 3e-5
-    c.num_train_epochs = 5
-    c.global_batch_size = 16
-    c.max_seq_length = 510
+    c = common.baseline_config("mrc")  # the run_all.sh line: configs/presets.py
     # The constructor arguments of finetune.tasks.mrc.Mrc (SQuAD feature and decoding settings).
     c.task_options = ml_collections.ConfigDict(
         {

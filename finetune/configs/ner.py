@@ -19,8 +19,5 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.base_config()
-    c.task = "ner"
-    c.num_train_epochs = 3
-    c.max_seq_length = 510
+    c = common.baseline_config("ner")  # the run_all.sh line: configs/presets.py
     return common.apply_arg(c, arg) if arg else c

@@ -15,12 +15,5 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.base_config()
-    c.task = "nli"
-    c.learning_rate = 5e-5
-    c.num_train_epochs = 5
-    c.global_batch_size = 32
-    c.warmup_ratio = 0.1
-    c.weight_decay = 0.0
-    c.max_seq_length = 128
+    c = common.baseline_config("nli")  # the run_all.sh line: configs/presets.py
     return common.apply_arg(c, arg) if arg else c

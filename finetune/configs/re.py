@@ -31,13 +31,7 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.base_config()
-    c.task = "re"
-    c.learning_rate = 5e-5
-    c.num_train_epochs = 3
-    c.global_batch_size = 32
-    c.warmup_ratio = 0.1
-    c.max_seq_length = 256
+    c = common.baseline_config("re")  # the run_all.sh line: configs/presets.py
     # "cls": the paper's [CLS] head; "entity_start": the <subj>/<obj> marker states (module doc
     # of finetune/tasks/re.py; what small encoders need, docs/finetune_models.md).
     c.task_options = ml_collections.ConfigDict({"representation": "cls"})

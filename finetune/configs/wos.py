@@ -21,22 +21,25 @@ from finetune.configs import common
 
 
 def get_config(arg: str | None = None):
-    c = common.base_config()
-    c.task = "wos"
-    c.learning_rate = 3e-5
-    c.num_train_epochs = 5
-    c.global_batch_size = 16
-    c.eval_batch_size = 16
-    c.warmup_ratio = 0.1
-    c.weight_decay = 0.01
-    c.max_grad_norm = 1.0
-    c.max_seq_length = 510
-    c.metric_key = ""  # "" = the task's own (wos_slot_f1)
+    c = common.baseline_config("wos")  # the run_all.sh line: configs/presets.py
     # value_loss "all": the generator learns every slot's value, "none" included (the
     # baseline); "filled": only slots that have a value. gate_input "context": the slot gate
     # reads the first decoder step's attention context (the baseline, TRADE); "context_state":
     # that step's GRU state beside it (finetune/tasks/wos.py, docs/finetune_structured.md)
+    # The baseline's: teacher_forcing 0.5 (one coin per batch, its --teacher_forcing
+    # default), decode_length 10 (its validation max_len), every segment id 0
+    # (current_turn_segment False), the GRU started from the pooler output ("pooler"; "cls":
+    # the raw first-token state for an encoder without a pooler, RoBERTa here).
     c.task_options = ml_collections.ConfigDict(
-        {"max_value_length": 0, "dropout": 0.1, "value_loss": "all", "gate_input": "context"}
+        {
+            "max_value_length": 0,
+            "dropout": 0.1,
+            "value_loss": "all",
+            "gate_input": "context",
+            "teacher_forcing": 0.5,
+            "decode_length": 10,
+            "current_turn_segment": False,
+            "gru_start": "pooler",
+        }
     )
     return common.apply_arg(c, arg) if arg else c

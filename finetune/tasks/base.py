@@ -37,7 +37,9 @@ data), `load_klue_splits` splits the DEV set deterministically by a hash of each
 a ``dev_fraction`` share becomes the evaluation set, the rest the train set, and
 ``Splits.comparable`` is False with a note saying the result is "not comparable to the paper".
 Complete official splits (train and dev present) are used as they are. YNAT's train split may
-be the DACON copy (`corpus.klue` reads only its train rows). No dev split, or no train and no
+be the DACON copy (`corpus.klue` reads only its train rows): 36,547 of the official 45,678
+titles (DACON moved the other 9,131 to its unlabelled test file), so a model trained on it is
+also marked not comparable. No dev split, or no train and no
 dev, is a `TaskDataError` (the CLI exits 2).
 
 Encoding helpers shared by the tasks: `EncodeContext` (the tokenizer and its special ids) and
@@ -58,6 +60,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 NOT_COMPARABLE = "not comparable to the paper"
+#: Titles in the official YNAT v1.1 train split (the DACON copy labels only 36,547 of them).
+YNAT_OFFICIAL_TRAIN = 45678
 #: Columns every `Features` has (the encoder's inputs).
 INPUT_KEYS = ("input_ids", "token_type_ids", "attention_mask")
 
@@ -211,6 +215,12 @@ def load_klue_splits(task: str, data_dir: str | os.PathLike | None, dev_fraction
         train = klue.load(task, "train", root)
         if not train:
             raise TaskDataError(f"{task}: train split {train_src} has no examples")
+        if train_src.startswith("dacon:"):
+            note = (
+                f"{NOT_COMPARABLE}: {task} train is the DACON copy ({train_src}), "
+                f"{len(train)} of the official {YNAT_OFFICIAL_TRAIN} train titles"
+            )
+            return Splits(train, dev, False, note, train_src, dev_src)
         return Splits(train, dev, True, "", train_src, dev_src)
     train, held = split_by_guid(dev, dev_fraction)
     if not train or not held:

@@ -12,11 +12,14 @@ its longest dev sentence has 35 words).
 
 Head (the baseline's ``DPTransformer``; Dozat & Manning 2017 with a decoder LSTM):
 word vectors = [first subword; last subword] (the root is [CLS] twice) + a POS embedding
-(dropout 0.33) -> a bidirectional LSTM -> for dependents, an LSTM "decoder" over
-``elu(W enc[1:])`` started from the encoder's final cells -> ELU projections into an arc space
-(512) and a label space (256) -> a biaffine arc scorer ``h_i U c_j + w_d h_i + w_e c_j + b``
-over the root and all words -> a bilinear label scorer over the 38 deprels between each word and
-its head (the gold head in training, the predicted head in evaluation).
+(dropout 0.33, all dropouts of the head in the baseline's ``nn.Dropout2d`` form: a word's whole
+POS vector is dropped, and an LSTM output feature is dropped at every word of the sentence at
+once; ``dropout_2d=False``: element-wise) -> a bidirectional LSTM -> for dependents, an LSTM
+"decoder" over ``elu(W enc[1:])`` started from the encoder's final cells -> ELU projections
+into an arc space (512) and a label space (256) -> a biaffine arc scorer
+``h_i U c_j + w_d h_i + w_e c_j + b`` over the root and all words -> a bilinear label scorer
+over the 38 deprels between each word and its head (the gold head in training, the predicted
+head in evaluation).
 
 Loss: cross-entropy of the gold head over the candidates plus cross-entropy of the gold label,
 summed over real words (the trainer divides by their count, as the baseline divides by the
@@ -151,6 +154,7 @@ class DpHead(nnx.Module):
         pos_dim: int,
         dropout: float,
         rngs: nnx.Rngs,
+        dropout_2d: bool = True,
     ):
         h = config.hidden_size
         self.pos_embed = nnx.Embed(UNKNOWN_POS + 1, pos_dim, rngs=rngs)
@@ -169,25 +173,33 @@ class DpHead(nnx.Module):
         self.type_h = nnx.Linear(lstm_size, type_space, rngs=rngs)
         self.arc = Biaffine(arc_space, rngs=rngs)
         self.label = Bilinear(type_space, len(DP_DEPRELS), rngs=rngs)
-        self.dropout = nnx.Dropout(dropout, rngs=rngs)
+        # torch's Dropout2d on [B, W, P] (POS) zeroes whole rows (a word's vector); on the
+        # LSTM outputs transposed to [B, D, W] whole features across the sentence. nnx's
+        # broadcast_dims share one mask along the given axes of [B, W, D].
+        self.drop_word = nnx.Dropout(dropout, broadcast_dims=(2,) if dropout_2d else (), rngs=rngs)
+        self.drop_feature = nnx.Dropout(
+            dropout, broadcast_dims=(1,) if dropout_2d else (), rngs=rngs
+        )
 
     def __call__(self, sequence, pooled, batch, *, deterministic: bool = True, rngs=None):
-        drop = lambda x: self.dropout(x, deterministic=deterministic, rngs=rngs)  # noqa: E731
+        def drop(x, module):
+            return module(x, deterministic=deterministic, rngs=rngs)
+
         seq = sequence.astype(jnp.float32)
         first = jnp.take_along_axis(seq, batch["word_first"][..., None], axis=1)
         last = jnp.take_along_axis(seq, batch["word_last"][..., None], axis=1)
         root = jnp.concatenate([seq[:, :1], seq[:, :1]], -1)
         words = jnp.concatenate([root, jnp.concatenate([first, last], -1)], 1)  # [B, W+1, 2H]
         pos = jnp.pad(batch["word_pos"], ((0, 0), (1, 0)))
-        x = jnp.concatenate([words, drop(self.pos_embed(pos))], -1)
+        x = jnp.concatenate([words, drop(self.pos_embed(pos), self.drop_word)], -1)
         n_words = batch["word_count"].astype(jnp.int32)
         (c_fwd, c_bwd), enc = self.encoder(x, seq_lengths=n_words + 1)
-        enc = drop(enc)  # [B, W+1, 2S]
+        enc = drop(enc, self.drop_feature)  # [B, W+1, 2S]
         # Decoder start state from both directions' final cells (OptimizedLSTMCell carry: (c, h)).
         cn = self.hx_dense(jnp.concatenate([c_fwd[0], c_bwd[0]], -1))
         src = nnx.elu(self.src_dense(enc[:, 1:]))
         _, dec = self.decoder(src, initial_carry=(cn, jnp.tanh(cn)), seq_lengths=n_words)
-        dec = drop(dec)  # [B, W, S]
+        dec = drop(dec, self.drop_feature)  # [B, W, S]
         arc = self.arc(nnx.elu(self.arc_h(dec)), nnx.elu(self.arc_c(enc)))  # [B, W, W+1]
         candidates = jnp.arange(arc.shape[-1])[None, None, :] <= n_words[:, None, None]
         arc = jnp.where(candidates, arc, NEG)
@@ -278,11 +290,13 @@ class DpTask(KlueTask):
         pos_dim: int = 256,
         dropout: float = 0.33,
         tree_decoding: bool = False,
+        dropout_2d: bool = True,
     ) -> None:
         self.sizes = dict(
             lstm_size=lstm_size, arc_space=arc_space, type_space=type_space, pos_dim=pos_dim
         )
         self.dropout = dropout
+        self.dropout_2d = dropout_2d
         self.tree_decoding = tree_decoding
         self.truncated_words = 0
 
@@ -297,7 +311,13 @@ class DpTask(KlueTask):
         return Features(arrays, np.arange(len(rows), dtype=np.int64))
 
     def make_head(self, model_config: Any, rngs: nnx.Rngs) -> DpHead:
-        return DpHead(model_config, dropout=self.dropout, rngs=rngs, **self.sizes)
+        return DpHead(
+            model_config,
+            dropout=self.dropout,
+            dropout_2d=self.dropout_2d,
+            rngs=rngs,
+            **self.sizes,
+        )
 
     def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
         mask = batch["word_mask"] * batch["weight"].astype(jnp.float32)[:, None]

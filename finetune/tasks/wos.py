@@ -73,6 +73,7 @@ _GATE_ID = {g: i for i, g in enumerate(GATES)}
 NONE_VALUE = "none"
 VALUE_LOSSES = ("all", "filled")
 GATE_INPUTS = ("context", "context_state")
+GRU_STARTS = ("pooler", "cls")
 NEG = -1e9
 _DIGIT_PUNCT = re.compile(r"(?<=\d) ?([:\-/.,]) ?(?=\d)")
 
@@ -89,16 +90,23 @@ def turn_states(dialogue: WosDialogue) -> list[tuple[int, tuple[str, ...]]]:
 
 
 def history_ids(
-    dialogue: WosDialogue, upto: int, ctx: EncodeContext, max_seq_length: int
+    dialogue: WosDialogue,
+    upto: int,
+    ctx: EncodeContext,
+    max_seq_length: int,
+    current_turn_segment: bool = False,
 ) -> dict[str, np.ndarray]:
-    """``[CLS] t_1 [SEP] ... t_upto [SEP]`` truncated from the left, padded (module doc)."""
+    """``[CLS] t_1 [SEP] ... t_upto [SEP]`` truncated from the left, padded (module doc);
+    segment ids all 0 (the baseline), or 1 on the current turn with ``current_turn_segment``
+    and a model that has segment types."""
     pieces = ctx.ids_batch([t.text for t in dialogue.turns[: upto + 1]])
     body: list[int] = []
     types: list[int] = []
     for k, p in enumerate(pieces):
         current = k == upto
         body += [*p, ctx.sep_id]
-        types += [1 if (current and ctx.use_token_types) else 0] * (len(p) + 1)
+        marked = current and current_turn_segment and ctx.use_token_types
+        types += [1 if marked else 0] * (len(p) + 1)
     keep = max_seq_length - 1
     body, types = body[-keep:], types[-keep:]
     ids, types = [ctx.cls_id, *body], [0, *types]
@@ -126,10 +134,23 @@ class TradeHead(nnx.Module):
         dropout: float,
         rngs: nnx.Rngs,
         gate_input: str = "context",
+        teacher_forcing: float = 1.0,
+        decode_length: int = 0,
+        start_pooler: bool = False,
     ):
         h = config.hidden_size
         self.max_value_length = max_value_length
+        self.decode_length = decode_length or max_value_length
+        self.teacher_forcing = teacher_forcing
         self.gate_input = gate_input
+        # The baseline's GRU starts from the encoder's pooler output; an encoder without a
+        # pooler (RoBERTa here) gets one in the head, initialised as Hugging Face initialises a
+        # pooler a checkpoint lacks (normal 0.02, zero bias).
+        self.start_pooler = (
+            nnx.Linear(h, h, kernel_init=nnx.initializers.normal(0.02), rngs=rngs)
+            if start_pooler
+            else None
+        )
         self.gru = nnx.RNN(nnx.GRUCell(h, h, rngs=rngs), return_carry=False)
         self.cell = self.gru.cell
         self.w_gen = nnx.Linear(3 * h, 1, rngs=rngs)
@@ -139,6 +160,8 @@ class TradeHead(nnx.Module):
 
     def _start(self, sequence, pooled, batch, emb):
         b, s = batch["slot_ids"].shape[:2]
+        if pooled is None and self.start_pooler is not None:
+            pooled = jnp.tanh(self.start_pooler(sequence[:, 0].astype(jnp.float32)))
         h0 = (pooled if pooled is not None else sequence[:, 0]).astype(jnp.float32)
         slot = jnp.sum(emb[batch["slot_ids"]] * batch["slot_mask"][..., None], axis=2)  # [B,S,H]
         return jnp.repeat(h0, s, axis=0), slot.reshape(b * s, -1)
@@ -167,17 +190,32 @@ class TradeHead(nnx.Module):
         mask = batch["attention_mask"]
         b, s = batch["slot_ids"].shape[:2]
         h0, x0 = self._start(sequence, pooled, batch, emb)
-        drop = lambda x: self.dropout(x, deterministic=deterministic, rngs=rngs)  # noqa: E731
-        if not deterministic:
-            return self._teacher_forced(batch, enc, emb, mask, h0, x0, drop, b, s)
-        return self._greedy(batch, enc, emb, mask, h0, x0, b, s)
+        if deterministic:
+            return self._greedy(batch, enc, emb, mask, h0, x0, b, s)
+        # One dropout mask for every decoder input (the baseline drops each step's input).
+        t = batch["target"].shape[-1]
+        keep = self.dropout(jnp.ones((b * s, t, emb.shape[1])), deterministic=False, rngs=rngs)
+        if self.teacher_forcing >= 1.0 or rngs is None:
+            return self._teacher_forced(batch, enc, emb, mask, h0, x0, keep, b, s)
+        # The baseline flips one coin per batch: teacher-forced, or fed its own argmax tokens.
+        coin = jax.random.bernoulli(rngs.dropout(), self.teacher_forcing)
+        return jax.lax.cond(
+            coin,
+            lambda: self._teacher_forced(batch, enc, emb, mask, h0, x0, keep, b, s),
+            lambda: self._free_running(batch, enc, emb, mask, h0, x0, keep, b, s),
+        )
 
-    def _teacher_forced(self, batch, enc, emb, mask, h0, x0, drop, b, s):
+    def _teacher_forced(self, batch, enc, emb, mask, h0, x0, keep, b, s):
         target = batch["target"]  # [B, S, T]
         t = target.shape[-1]
         prev = emb[target[..., :-1]].reshape(b * s, t - 1, -1)
-        inputs = drop(jnp.concatenate([x0[:, None], prev], 1))  # [B*S, T, H]
-        states = self.gru(inputs, initial_carry=h0)  # [B*S, T, H]
+        inputs = jnp.concatenate([x0[:, None], prev], 1) * keep  # [B*S, T, H]
+        # The GRU over the steps as a plain lax.scan of its cell (nnx.RNN is an nnx transform,
+        # which cannot run inside the lax.cond of the teacher-forcing coin).
+        _, states = jax.lax.scan(
+            lambda h, x: (self.cell(h, x)[0],) * 2, h0, jnp.moveaxis(inputs, 1, 0)
+        )
+        states = jnp.moveaxis(states, 0, 1)  # [B*S, T, H]
         hid = states.reshape(b, s, t, -1)
         attn, context = self._attend(hid, enc, mask)  # [B,S,T,L], [B,S,T,H]
         logits = jnp.einsum("bsth,vh->bstv", hid, emb)
@@ -195,22 +233,49 @@ class TradeHead(nnx.Module):
             "gate": self._gate(context[:, :, 0], hid[:, :, 0]),
         }
 
-    def _greedy(self, batch, enc, emb, mask, h0, x0, b, s):
-        ids = batch["input_ids"]
+    def _step(self, h, x, enc, emb, mask, ids, b, s):
+        """One decoder step of every slot: (new state [B*S,H], p [B,S,V], p_gen [B,S,1],
+        p_copy [B,S,V], context [B,S,H], state [B,S,H])."""
         v = emb.shape[0]
         bi = jnp.arange(b)[:, None, None]
         si = jnp.arange(s)[None, :, None]
+        h, _ = self.cell(h, x)
+        hid = h.reshape(b, s, -1)
+        attn, context = self._attend(hid, enc, mask)  # [B,S,L], [B,S,H]
+        p_vocab = jax.nn.softmax(jnp.einsum("bsh,vh->bsv", hid, emb), -1)
+        p_copy = jnp.zeros((b, s, v)).at[bi, si, ids[:, None, :]].add(attn)
+        xin = x.reshape(b, s, -1)
+        p_gen = jax.nn.sigmoid(self.w_gen(jnp.concatenate([xin, hid, context], -1)))
+        p = p_gen * p_vocab + (1.0 - p_gen) * p_copy
+        return h, p, p_gen, p_copy, context, hid
+
+    def _free_running(self, batch, enc, emb, mask, h0, x0, keep, b, s):
+        """Training without teacher forcing: each step's input is the embedding of the previous
+        step's argmax token (as the baseline's), the outputs those of `_teacher_forced`."""
+        target = batch["target"]  # [B, S, T]
+
+        def step(carry, xs):
+            h, x = carry
+            gold, keep_k = xs  # [B,S], [B*S,H]
+            h, p, _, _, context, hid = self._step(h, x * keep_k, enc, emb, mask, ids, b, s)
+            gold_p = jnp.take_along_axis(p, gold[..., None], -1)[..., 0]
+            token = jnp.argmax(p, -1)
+            return (h, emb[token].reshape(b * s, -1)), (jnp.log(gold_p + 1e-12), context, hid)
+
+        ids = batch["input_ids"]
+        xs = (jnp.moveaxis(target, -1, 0), jnp.moveaxis(keep, 1, 0))
+        _, (logp, contexts, states) = jax.lax.scan(step, (h0, x0), xs)
+        return {
+            "token_logprob": jnp.moveaxis(logp, 0, -1),
+            "gate": self._gate(contexts[0], states[0]),
+        }
+
+    def _greedy(self, batch, enc, emb, mask, h0, x0, b, s):
+        ids = batch["input_ids"]
 
         def step(carry, _):
             h, x = carry
-            h, _ = self.cell(h, x)
-            hid = h.reshape(b, s, -1)
-            attn, context = self._attend(hid, enc, mask)  # [B,S,L], [B,S,H]
-            p_vocab = jax.nn.softmax(jnp.einsum("bsh,vh->bsv", hid, emb), -1)
-            p_copy = jnp.zeros((b, s, v)).at[bi, si, ids[:, None, :]].add(attn)
-            xin = x.reshape(b, s, -1)
-            p_gen = jax.nn.sigmoid(self.w_gen(jnp.concatenate([xin, hid, context], -1)))
-            p = p_gen * p_vocab + (1.0 - p_gen) * p_copy
+            h, p, p_gen, p_copy, context, hid = self._step(h, x, enc, emb, mask, ids, b, s)
             token = jnp.argmax(p, -1)  # [B,S]
             best = jnp.max(p, -1)
             copied = (1.0 - p_gen[..., 0]) * jnp.take_along_axis(p_copy, token[..., None], -1)[
@@ -221,7 +286,7 @@ class TradeHead(nnx.Module):
             return (h, emb[token].reshape(b * s, -1)), step_out
 
         _, (tokens, logps, copy_share, contexts, states) = jax.lax.scan(
-            step, (h0, x0), None, length=self.max_value_length
+            step, (h0, x0), None, length=self.decode_length
         )
         return {
             "generated": jnp.moveaxis(tokens, 0, -1).astype(jnp.int32),  # [B, S, T]
@@ -246,7 +311,19 @@ class WosTask(KlueTask):
         dropout: float = 0.1,
         value_loss: str = "all",
         gate_input: str = "context",
+        teacher_forcing: float = 0.5,
+        decode_length: int = 10,
+        current_turn_segment: bool = False,
+        gru_start: str = "pooler",
     ) -> None:
+        if not 0.0 <= teacher_forcing <= 1.0:
+            raise ValueError(f"wos: teacher_forcing must be in [0, 1], not {teacher_forcing}")
+        if gru_start not in GRU_STARTS:
+            raise ValueError(f"wos: gru_start must be one of {GRU_STARTS}, not {gru_start!r}")
+        self.teacher_forcing = teacher_forcing
+        self.decode_length = decode_length
+        self.current_turn_segment = current_turn_segment
+        self.gru_start = gru_start
         if value_loss not in VALUE_LOSSES:
             raise ValueError(f"wos: value_loss must be one of {VALUE_LOSSES}, not {value_loss!r}")
         if gate_input not in GATE_INPUTS:
@@ -332,7 +409,9 @@ class WosTask(KlueTask):
                         for j in range(len(self.slots))
                     ]
                 )
-                rows.append(history_ids(dlg, turn_i, ctx, max_seq_length))
+                rows.append(
+                    history_ids(dlg, turn_i, ctx, max_seq_length, self.current_turn_segment)
+                )
                 index.append(ex_i)
                 turn_no.append(k)
         texts = sorted({v for t in targets for _, v in t})
@@ -371,6 +450,10 @@ class WosTask(KlueTask):
             dropout=self.dropout,
             rngs=rngs,
             gate_input=self.gate_input,
+            teacher_forcing=self.teacher_forcing,
+            decode_length=self.decode_length,
+            # BERT's pretrained pooler is the encoder's; an encoder without one gets the head's
+            start_pooler=self.gru_start == "pooler" and getattr(model_config, "arch", "") != "bert",
         )
 
     def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
