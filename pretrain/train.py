@@ -387,6 +387,12 @@ def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
 
     if hf_init.is_hf_folder(cfg.get("init_from")):
         return hf_init.model_config(cfg, data, model_overrides(cfg))
+    if cfg["model"] in hf_init.FROM_FOLDER:
+        raise ValueError(
+            f"--config.model={cfg['model']!r} takes the model from --config.init_from, which "
+            f"must be a Hugging Face BERT/RoBERTa folder (config.json + model.safetensors); "
+            f"got {cfg.get('init_from')!r}"
+        )
     if cfg["model"] not in models.PRESETS:
         raise ValueError(f"unknown model {cfg['model']!r}; one of {sorted(models.PRESETS)}")
     mc = models.PRESETS[cfg["model"]].replace(vocab_size=int(data.vocab_size))
