@@ -385,3 +385,39 @@ def test_allowed_overrides_and_what_counts_as_a_folder(folders, examples, tmp_pa
     (tmp_path / "w" / "model.safetensors").write_bytes(b"")
     assert not hf_init.is_hf_folder(str(tmp_path / "w"))
     assert not hf_init.is_hf_folder(str(tmp_path)) and not hf_init.is_hf_folder("")
+
+
+def test_ablation_continued_arm_commands(folders, tmp_path):
+    """`pipeline.ablate --ablation continued`: examples built with the checkpoint's tokenizer,
+    pretraining from it with the scale's steps, batch, length and seed (the stage commands;
+    the runs themselves are the pipeline's long test)."""
+    from pipeline import ablate, chain
+
+    class Recorder:
+        def __init__(self):
+            self.commands: dict[str, list[str]] = {}
+
+        def run(self, name, command, **_):
+            self.commands[name] = [str(c) for c in command]
+
+    pre = ablate.SCALES["demo"].pretrain
+    assert ablate.scale_batch_size(pre) == 32
+    runner = Recorder()
+    folder = folders["klue-roberta"]
+    model = chain.continued_stages(
+        runner, tmp_path / "m", init_from=folder, corpus=tmp_path / "clean",
+        held_out=tmp_path / "held", heldout_examples=tmp_path / "hx", pretrain=pre,
+        batch_size=32, workers=1,
+    )  # fmt: skip
+    build = runner.commands["examples[continued]"]
+    assert build[build.index("--tokenizer") + 1] == str(folder)
+    assert build[build.index("--objective") + 1] == "roberta"  # no NSP head in RoBERTa
+    main = runner.commands["pretrain[continued]"]
+    assert f"--config.init_from={folder}" in main and chain.CONTINUE_CONFIG in main
+    for flag in ("num_train_steps=300", "global_batch_size=32", "warmup_steps=18", "seed=0"):
+        assert f"--config.{flag}" in main, flag
+    assert model.export == tmp_path / "m" / "workdir"
+    names = [a[0] for a in ablate.ARMS["continued"]]
+    assert names == ["from scratch", "continued", "checkpoint as is"]
+    with pytest.raises(SystemExit, match="--init-from"):
+        ablate.main(["--ablation", "continued", "--output", str(tmp_path / "x")])
