@@ -199,6 +199,26 @@ def tokenizer_kind(tokenizer_dir: str | os.PathLike, tok) -> tuple[dict[str, str
     return specials, rule
 
 
+def _extended(tokenizer_dir, tok, add_tokens) -> tuple[dict | None, list[dict]]:
+    """(extended tokenizer.json, added entries) for ``--add-tokens``; (None, []) without."""
+    if not add_tokens:
+        return None, []
+    from pretrain import vocab_extension
+
+    words = vocab_extension.read_token_file(add_tokens)
+    where = str(Path(tokenizer_dir) / "tokenizer.json")
+    return vocab_extension.extend_tokenizer(json.loads(tok.to_str()), tok, words, where)
+
+
+def _tokenizer_from_json(data: dict):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_str(json.dumps(data))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
 def vocab_tokens(tok) -> list[str]:
     """The tokenizer's tokens in id order (holes, if any, become ``[unused<id>]``)."""
     vocab = tok.get_vocab(with_added_tokens=True)
@@ -388,8 +408,13 @@ def build_examples(
     on_error: str = "raise",
     argv: Iterable[str] | None = None,
     log=print,
+    add_tokens: str | os.PathLike | None = None,
 ) -> Path:
-    """Builds (or reuses) an examples folder; returns its path. See the module docstring."""
+    """Builds (or reuses) an examples folder; returns its path. See the module docstring.
+
+    ``add_tokens``: a file of domain words to append to a WordPiece vocabulary first
+    (`pretrain.vocab_extension`); the examples and their tokenizer copy use the extended one.
+    """
     from corpus.readers import expand_inputs
 
     if objective not in OBJECTIVES:
@@ -412,6 +437,9 @@ def build_examples(
     if not files:
         raise ValueError("no input files")
     tok = load_tokenizer(tokenizer_dir)
+    extended, added = _extended(tokenizer_dir, tok, add_tokens)
+    if added:
+        tok = _tokenizer_from_json(extended)
     tokens = vocab_tokens(tok)
     vocab_size = len(tokens)
     if max_predictions_per_seq is None:
@@ -441,6 +469,8 @@ def build_examples(
             for p in files
         ],
     }
+    if added:  # only then: folders built without --add-tokens keep their config hash
+        config["added_tokens"] = added
     # Inputs count by content and order, not by where they are mounted.
     hashed = dict(
         config, inputs=[{k: v for k, v in i.items() if k != "path"} for i in config["inputs"]]
@@ -466,10 +496,16 @@ def build_examples(
     for name in TOKENIZER_FILES:
         if (Path(tokenizer_dir) / name).exists():
             shutil.copyfile(Path(tokenizer_dir) / name, tok_copy / name)
+    if added:
+        from pretrain import vocab_extension
+
+        vocab_extension.write_extended(tok_copy, extended, added)
+        log(f"{STAGE}: added {len(added)} token(s) to the vocabulary ({len(tokens)} now)")
     # Derived from the tokenizer files (hashed through tokenizer_sha256), so kept out of the
     # config hash: folders built before these fields existed stay valid (wordpiece, BERT names).
     derived = {"special_tokens": names, "word_rule": word_rule}
-    job_config = dict(config, tokenizer_dir=os.fspath(tokenizer_dir), **derived)
+    job_dir = tok_copy if added else tokenizer_dir
+    job_config = dict(config, tokenizer_dir=os.fspath(job_dir), **derived)
     jobs = [
         {
             "index": i,
@@ -537,6 +573,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--masked-lm-prob", type=float, default=0.15)
     parser.add_argument("--format", default="auto", help="input format for corpus.readers")
     parser.add_argument("--on-error", choices=("raise", "skip"), default="raise")
+    parser.add_argument(
+        "--add-tokens", default=None, metavar="FILE",
+        help="domain words (one per line) to add to a WordPiece vocabulary; a run continuing a "
+        "checkpoint starts each new embedding as the mean of the word's pieces",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         build_examples(
@@ -553,6 +594,7 @@ def main(argv: list[str] | None = None) -> int:
             masked_lm_prob=args.masked_lm_prob,
             fmt=args.format,
             on_error=args.on_error,
+            add_tokens=args.add_tokens,
             argv=sys.argv if argv is None else ["python", "-m", STAGE, *argv],
         )
     except (ValueError, FileNotFoundError, FileExistsError) as e:

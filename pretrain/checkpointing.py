@@ -203,6 +203,8 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
     source = meta.get("init_from")
     if source:  # continued pretraining of a Hugging Face checkpoint (pretrain.hf_init)
         info["continued from"] = f"{source['name']} (weights sha256 {source['weights_sha256']})"
+        if source.get("added_tokens"):
+            info["added tokens"] = f"{source['added_tokens']} (rows initialised as piece means)"
         if source.get("fresh_weights"):
             info["freshly initialised"] = ", ".join(source["fresh_weights"])
     if meta.get("examples_dir"):

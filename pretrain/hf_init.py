@@ -102,8 +102,26 @@ def model_config(
             "may change)"
         )
     mc = mc.replace(**{k: v for k, v in overrides.items() if k in RUNTIME_FIELDS})
+    added = added_tokens(data)
+    if added:  # build_data --add-tokens: the table grows to hold the new ids
+        pieces = max(max(a["pieces"]) for a in added)
+        if pieces >= mc.vocab_size:
+            raise ValueError(
+                f"{data.examples_dir}: added tokens are made of ids up to {pieces}, beyond "
+                f"--config.init_from={init_from}'s vocab_size {mc.vocab_size}"
+            )
+        mc = mc.replace(vocab_size=max(mc.vocab_size, max(a["id"] for a in added) + 1))
     check_data(mc, data, init_from, folder)
     return mc
+
+
+def added_tokens(data: Any) -> list[dict[str, Any]]:
+    """The ``--add-tokens`` entries of the examples' manifest (`pretrain.vocab_extension`)."""
+    if not getattr(data, "examples_dir", None):
+        return []
+    from pretrain import input_pipeline
+
+    return list(input_pipeline.examples_manifest(data.examples_dir).get("added_tokens") or [])
 
 
 def _check_preset(name: str, mc: models.ModelConfig, init_from: str) -> None:
@@ -187,21 +205,25 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def load_params(init_from: str, mc: models.ModelConfig) -> tuple[Any, list[str]]:
+def load_params(
+    init_from: str, mc: models.ModelConfig, added: list[dict[str, Any]] = ()
+) -> tuple[Any, list[str]]:
     """(``nnx.Param`` state for ``mc`` from the folder's weights, names freshly initialised).
 
     The parameter tree does not depend on `RUNTIME_FIELDS`, so the folder is read at its own
-    config (float32) and the state handed to the train program as it is.
+    config (float32) and the state handed to the train program as it is. With ``added``
+    tokens (`added_tokens`), the word embeddings and the MLM output bias grow to
+    ``mc.vocab_size`` rows, each added row the mean of its pieces' rows.
     """
     from flax import nnx
 
     folder = _local(init_from)
     loaded_config, model = hf_export.load_hf_folder(folder, dtype="float32", strict=False)
-    if {f: getattr(loaded_config, f) for f in ("vocab_size", "num_layers", "hidden_size")} != {
-        f: getattr(mc, f) for f in ("vocab_size", "num_layers", "hidden_size")
-    }:
+    if (loaded_config.num_layers, loaded_config.hidden_size) != (mc.num_layers, mc.hidden_size):
         raise ValueError(f"{folder}: config.json changed since the run's model config was read")
     fresh = fresh_weights(folder, model)
+    if mc.vocab_size != loaded_config.vocab_size or added:
+        model = _grown(model, mc.replace(dtype="float32"), list(added))
     if fresh:
         logging.warning(
             "init_from %s: %d weights not in the folder start from a fresh initialisation: %s",
@@ -210,6 +232,26 @@ def load_params(init_from: str, mc: models.ModelConfig) -> tuple[Any, list[str]]
             fresh if len(fresh) <= 8 else fresh[:8] + ["..."],
         )
     return nnx.state(model, nnx.Param), fresh
+
+
+def _grown(
+    model: models.PretrainingModel, mc: models.ModelConfig, added: list[dict[str, Any]]
+) -> models.PretrainingModel:
+    """A copy of ``model`` with ``mc.vocab_size`` vocabulary rows (the new ones: piece means)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from pretrain.vocab_extension import mean_rows
+
+    grown = models.build_model(mc)
+    for (_, source, _), (_, target, _) in zip(
+        hf_export.param_map(model), hf_export.param_map(grown), strict=True
+    ):
+        value = np.asarray(source[...])
+        if value.shape != target[...].shape:  # word embeddings [V, H], MLM output bias [V]
+            value = mean_rows(value, added, mc.vocab_size)
+        target[...] = jnp.asarray(value)
+    return grown
 
 
 def fresh_weights(folder: Path, model: models.PretrainingModel) -> list[str]:
@@ -234,3 +276,14 @@ def source_info(init_from: str, fresh: list[str]) -> dict[str, Any]:
         "weights_sha256": sha256_file(weights),
         "fresh_weights": list(fresh),
     }
+
+
+def recorded_source(workdir: Any, source: dict | None) -> dict | None:
+    """The Hugging Face source of a run: ``source`` when found now (a fresh start), else (on
+    resume) the one the workdir's config.json recorded when the run started."""
+    if source is not None:
+        return source
+    recorded = workdir / "config.json"
+    if recorded.exists():
+        return json.loads(recorded.read_text()).get("init_from")
+    return None

@@ -456,7 +456,7 @@ def use_compilation_cache(directory: str) -> None:
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
-def _restore_or_init(cfg, ckpt, program, target, model_config) -> tuple[Any, dict | None]:
+def _restore_or_init(cfg, ckpt, program, target, model_config, data) -> tuple[Any, dict | None]:
     """Newest checkpoint of the workdir, else ``cfg.init_from``'s parameters, else fresh.
 
     Returns the state and, for a Hugging Face ``init_from``, its provenance
@@ -470,9 +470,12 @@ def _restore_or_init(cfg, ckpt, program, target, model_config) -> tuple[Any, dic
         logging.info("resumed from %s step %d", ckpt.directory, latest)
         return state, None
     if hf_init.is_hf_folder(cfg.get("init_from")):
-        params, fresh = hf_init.load_params(cfg["init_from"], model_config)
+        added = hf_init.added_tokens(data)
+        params, fresh = hf_init.load_params(cfg["init_from"], model_config, added)
         logging.info("initialised parameters from the Hugging Face folder %s", cfg["init_from"])
-        return program.init_from_params(params), hf_init.source_info(cfg["init_from"], fresh)
+        source = hf_init.source_info(cfg["init_from"], fresh)
+        source["added_tokens"] = len(added)
+        return program.init_from_params(params), source
     if cfg.get("init_from"):
         src = storage.path(cfg["init_from"])
         src_dir = src / "checkpoints" if (src / "checkpoints").is_dir() else src
@@ -485,17 +488,6 @@ def _restore_or_init(cfg, ckpt, program, target, model_config) -> tuple[Any, dic
         logging.info("initialised parameters from %s step %d", src_dir, src_step)
         return program.init_from_params(params), None
     return program.init(), None
-
-
-def _source_meta(workdir: Path, source: dict | None) -> dict | None:
-    """The Hugging Face source of the run: found now (fresh start) or, on resume, the one
-    the workdir's config.json recorded when the run started."""
-    if source is not None:
-        return source
-    recorded = workdir / "config.json"
-    if recorded.exists():
-        return json.loads(recorded.read_text()).get("init_from")
-    return None
 
 
 def train_and_evaluate(
@@ -521,7 +513,7 @@ def train_and_evaluate(
     several processes, every decision that depends on a host's own signal or clock goes
     through `supervision.HostAgreement`, so all hosts save and stop at the same step.
     """
-    from pretrain import bootstrap, checkpointing
+    from pretrain import bootstrap, checkpointing, hf_init
 
     workdir = storage.makedirs(workdir)
     is_main = jax.process_index() == 0
@@ -564,7 +556,7 @@ def train_and_evaluate(
         keep_every_steps=keep_every,
         async_save=bool(cfg["async_checkpointing"]),
     )
-    state, source = _restore_or_init(cfg, ckpt, program, target, model_config)
+    state, source = _restore_or_init(cfg, ckpt, program, target, model_config, data)
     start = int(jax.device_get(state.step))
 
     p_train, p_eval = program.train_step, program.eval_step
@@ -580,7 +572,7 @@ def train_and_evaluate(
         "max_predictions_per_seq": data.max_predictions_per_seq,
         "config": _config_json(cfg),
     }
-    meta["init_from"] = _source_meta(workdir, source)
+    meta["init_from"] = hf_init.recorded_source(workdir, source)
     if is_main:
         storage.write_json(workdir / "config.json", meta)
 
