@@ -317,16 +317,39 @@ def _cmd(workdir: Path, folder: Path, ex: Path, cache: Path) -> list[str]:
     ]
 
 
-def test_klue_roberta_sigkill_resume_export(folders, examples, tmp_path, unoptimised_compilation):
+@pytest.fixture
+def persistent_cache(tmp_path):
+    """JAX's persistent compilation cache in a temporary folder for one test, then off again:
+    what this process compiles, the subprocess (same flags) can load instead of compiling."""
+    from jax._src import compilation_cache
+
+    keys = (
+        "jax_compilation_cache_dir",
+        "jax_persistent_cache_min_compile_time_secs",
+        "jax_persistent_cache_min_entry_size_bytes",
+    )
+    before = {k: jax.config.values[k] for k in keys}
+    compilation_cache.reset_cache()
+    train.use_compilation_cache(str(tmp_path / "xla-cache"))
+    yield tmp_path / "xla-cache"
+    for k, v in before.items():
+        jax.config.update(k, v)
+    compilation_cache.reset_cache()
+
+
+def test_klue_roberta_sigkill_resume_export(
+    folders, examples, tmp_path, unoptimised_compilation, persistent_cache
+):
     """One subprocess, SIGKILLed after step 13 (checkpoints every 5 steps); the uninterrupted
-    reference and the resume run in this process (same program, compiled once): every logged
-    loss and the final parameters are bitwise equal."""
+    reference and the resume run in this process (same program, compiled once and cached on
+    disk for the subprocess): every logged loss and the final parameters are bitwise equal."""
     folder, ex = folders["klue-roberta"], examples["klue-roberta/roberta"]
     cfg = run_config(folder, ex, "roberta")
     train.train_and_evaluate(cfg, tmp_path / "ref")
+    assert any(persistent_cache.iterdir())
 
     proc = subprocess.Popen(
-        _cmd(tmp_path / "run", folder, ex, tmp_path / "xla-cache"),
+        _cmd(tmp_path / "run", folder, ex, persistent_cache),
         cwd=REPO,
         env=_env(),
         stdout=subprocess.DEVNULL,
