@@ -1,7 +1,8 @@
 """`python -m pipeline.ablate`: the KLUE paper's two pretraining ablations (§5.4) as one command.
 
-    python -m pipeline.ablate --ablation tokenizer|pseudonymization|both \\
-        --scale demo|small|base --seeds N --output DIR [--data-dir DIR] [--embedded]
+    python -m pipeline.ablate --ablation tokenizer|pseudonymization|both|continued \\
+        --scale demo|small|base --seeds N --output DIR [--data-dir DIR] [--embedded] \\
+        [--init-from HF_FOLDER]
 
 Arms (every setting, the data order and every seed identical between the two arms; only the
 ablated factor differs):
@@ -10,6 +11,10 @@ ablated factor differs):
   (decontaminated + pseudonymised) corpus, each then pretrained and fine-tuned;
 * ``pseudonymization``: the pseudonymised corpus vs the original (decontaminated, not
   pseudonymised) one, each with its own morpheme-bpe vocabulary (the same recipe);
+* ``continued`` (``--init-from HF_FOLDER``, e.g. klue/roberta-base): the from-scratch
+  morpheme-bpe model vs the given checkpoint continued on the same clean corpus for the same
+  steps and batch (its own tokenizer; `pipeline.chain.continued_stages`), and the checkpoint
+  fine-tuned as it is: the gain of domain adaptation is "continued" minus "checkpoint as is";
 * and a ``random init`` row (the floor): the morpheme-bpe encoder with its initial random
   weights (one step at learning rate 0), fine-tuned the same way.
 
@@ -92,6 +97,13 @@ ARMS = {
     ],
 }
 FLOOR = ("random init", "morpheme-bpe", "clean", True)
+#: Pseudo tokenizer methods of the ``continued`` arms: the checkpoint's own tokenizer.
+CONTINUED, AS_IS = "continued", "checkpoint"
+ARMS["continued"] = [
+    ("from scratch", "morpheme-bpe", "clean", False),
+    ("continued", CONTINUED, "clean", False),
+    ("checkpoint as is", AS_IS, "clean", False),
+]
 
 #: Table columns: (header, task, metric) in the paper's order.
 COLUMNS = [
@@ -114,7 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pipeline.ablate", description=__doc__.split("\n\n")[0]
     )
-    p.add_argument("--ablation", choices=("tokenizer", "pseudonymization", "both"), required=True)
+    p.add_argument(
+        "--ablation", choices=("tokenizer", "pseudonymization", "both", "continued"), required=True
+    )
+    p.add_argument(
+        "--init-from", default=None,
+        help="continued: the Hugging Face BERT/RoBERTa folder to continue (e.g. klue/roberta-base)",
+    )  # fmt: skip
     p.add_argument("--scale", choices=tuple(SCALES), default="demo")
     p.add_argument("--seeds", type=int, default=3, help="fine-tuning seeds per task and arm")
     p.add_argument("--output", required=True, help="folder for every arm's stages and the table")
@@ -145,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     stop_on_sigterm()
     if args.seeds < 1:
         raise SystemExit("--seeds must be >= 1")
+    if (args.ablation == "continued") != bool(args.init_from):
+        raise SystemExit("--init-from HF_FOLDER goes with --ablation continued (and only with it)")
+    if args.init_from and not (Path(args.init_from) / "config.json").is_file():
+        raise SystemExit(f"--init-from {args.init_from}: no config.json (not a model folder)")
     scale = SCALES[args.scale]
     started = time.time()
     out = Path(args.output)
@@ -193,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         trained = {}
         for mid, (method, which, random_init) in models.items():
             folder, variant = model_folder(out, method, which, random_init)
+            if method in (CONTINUED, AS_IS):
+                trained[mid] = continued_arm(runner, args, scale, pre, folders, folder, method)
+                continue
             # Held-out examples depend only on the tokenizer: every model uses the same
             # pseudonymised held-out text, so held-out MLM accuracy compares like with like.
             model = chain.model_stages(
@@ -233,6 +258,37 @@ def main(argv: list[str] | None = None) -> int:
     table = collect(out, ablations, arms, args, corpus, sources, not_run, time.time() - started)
     runner.note("table", f"{out / 'ablation.md'} ({len(table['rows'])} rows)")
     return runner.exit_code("ablate", "table")
+
+
+def continued_arm(runner, args, scale, pre, folders, folder: Path, method: str):
+    """(model to fine-tune, fine-tuning folder) of a ``continued`` arm: the checkpoint
+    continued on the clean corpus, or the checkpoint itself."""
+    source = Path(args.init_from).resolve()
+    if method == AS_IS:
+        return source, folder / "finetune"
+    model = chain.continued_stages(
+        runner,
+        folder,
+        init_from=source,
+        corpus=folders.clean,
+        held_out=folders.heldout_clean,
+        heldout_examples=folder / "heldout-examples",
+        pretrain=pre,
+        batch_size=scale_batch_size(pre),
+        workers=args.workers,
+    )
+    return model.export, folder / "finetune"
+
+
+def scale_batch_size(pre: chain.PretrainSettings) -> int:
+    """The global batch of the scale's pretraining (its overrides, else its config file)."""
+    for flag in pre.overrides:
+        if flag.startswith("--config.global_batch_size="):
+            return int(flag.split("=", 1)[1])
+    import importlib
+
+    module = Path(pre.config).with_suffix("").as_posix().replace("/", ".")
+    return int(importlib.import_module(module).get_config().global_batch_size)
 
 
 def arm_row(out: Path, name: str, method: str, which: str, random_init: bool) -> dict:

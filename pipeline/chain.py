@@ -182,3 +182,60 @@ def finetune_stages(
             "--data-dir", klue_dir, "--config", config, "--seeds", seeds,
             "--config.progress_bar=False", *overrides,
         ), done=output / task / "metrics.json", check=False)  # fmt: skip
+
+
+#: The pretraining config of a continued arm: its learning rate and schedule suit a released
+#: checkpoint (a from-scratch config's rate would undo it); steps and batch are the scale's.
+CONTINUE_CONFIG = "pretrain/configs/continue_klue_roberta_base.py"
+
+
+def continued_stages(
+    runner: Runner,
+    out: Path,
+    *,
+    init_from: Path,
+    corpus: Path,
+    heldout_examples: Path,
+    held_out: Path,
+    pretrain: PretrainSettings,
+    batch_size: int,
+    workers: int,
+    tag: str = "continued",
+) -> ModelFolders:
+    """examples (train and held-out) with the checkpoint's own tokenizer -> continued
+    pretraining from it (``--config.init_from``): the "continued from a given checkpoint" arm.
+
+    Same corpus, steps, batch, sequence length and seed as the from-scratch arm; the objective
+    is the scale's for a BERT checkpoint and ``roberta`` (no NSP head) for a RoBERTa one; the
+    learning rate and warmup (6% of the steps) follow `CONTINUE_CONFIG`. Fine-tuning reads the
+    workdir (``ModelFolders.export``)."""
+    import json
+
+    w = ["--workers", str(workers)]
+    sfx = f"[{tag}]"
+    model_type = json.loads((init_from / "config.json").read_text(encoding="utf-8"))["model_type"]
+    objective = "roberta" if model_type == "roberta" else pretrain.objective
+    examples, workdir = out / "examples", out / "workdir"
+    for name, src, dest in (
+        (f"examples{sfx}", corpus, examples),
+        (f"examples-heldout{sfx}", held_out, heldout_examples),
+    ):
+        runner.run(name, python_module(
+            "pretrain.build_data", "--tokenizer", init_from, "--input", src, "--output", dest,
+            "--objective", objective, "--max-seq-length", pretrain.max_seq_length,
+            "--seed", pretrain.seed, *w,
+        ), done=dest / "manifest.json")  # fmt: skip
+    runner.run(f"pretrain{sfx}", python_module(
+        "pretrain.main", "--config", CONTINUE_CONFIG, "--workdir", workdir,
+        f"--config.init_from={init_from}", f"--config.objective={objective}",
+        f"--config.data.examples_dir={examples}",
+        f"--config.data.eval_examples_dir={heldout_examples}",
+        f"--config.num_train_steps={pretrain.steps}",
+        f"--config.warmup_steps={max(1, pretrain.steps * 6 // 100)}",
+        f"--config.global_batch_size={batch_size}",
+        f"--config.eval_every_steps={pretrain.steps}",
+        f"--config.checkpoint_every_steps={pretrain.steps}",
+        f"--config.log_every_steps={max(1, min(50, pretrain.steps // 30))}",
+        f"--config.seed={pretrain.seed}", "--config.progress_bar=False",
+    ), done=workdir / "metrics.jsonl")  # fmt: skip
+    return ModelFolders(init_from, out / "tokenizer_stats.json", examples, workdir, workdir)

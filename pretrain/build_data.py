@@ -129,8 +129,11 @@ def read_documents(
     on_error: str = "raise",
     quarantine_path: str | None = None,
     batch_size: int = 2048,
+    unk_id: int | None = None,
 ) -> list[list[np.ndarray]]:
-    """Reads one input file into tokenized documents (lists of int32 segment arrays)."""
+    """Reads one input file into tokenized documents (lists of int32 segment arrays).
+
+    ``unk_id`` (default: the id of ``[UNK]``) is the token counted as unknown."""
     from corpus.sentences import split_sentences
 
     doc_of_segment: list[int] = []
@@ -147,7 +150,8 @@ def read_documents(
             texts.append(sentence)
             doc_of_segment.append(n_docs - 1)
     docs: list[list[np.ndarray]] = [[] for _ in range(n_docs)]
-    unk_id = tokenizer.token_to_id("[UNK]")
+    if unk_id is None:
+        unk_id = tokenizer.token_to_id("[UNK]")
     for start in range(0, len(texts), batch_size):
         encodings = tokenizer.encode_batch(
             texts[start : start + batch_size], add_special_tokens=False
@@ -170,6 +174,8 @@ def read_documents(
 
 
 def load_tokenizer(tokenizer_dir: str | os.PathLike):
+    """The folder's ``tokenizer.json`` (no truncation, no padding); its special tokens and
+    word marks are checked (`tokenizer_kind`)."""
     from tokenizers import Tokenizer
 
     path = Path(tokenizer_dir) / "tokenizer.json"
@@ -178,9 +184,38 @@ def load_tokenizer(tokenizer_dir: str | os.PathLike):
     tok = Tokenizer.from_file(str(path))
     tok.no_truncation()
     tok.no_padding()
-    for name in ("[PAD]", "[CLS]", "[SEP]", "[MASK]"):
-        if tok.token_to_id(name) is None:
-            raise ValueError(f"{path}: tokenizer has no {name} token")
+    tokenizer_kind(tokenizer_dir, tok)
+    return tok
+
+
+def tokenizer_kind(tokenizer_dir: str | os.PathLike, tok) -> tuple[dict[str, str], str]:
+    """(role -> special token string, whole-word rule) of a tokenizer folder
+    (`pretrain.tokenizer_kinds`: ``##`` WordPiece or ``▁`` SentencePiece pieces)."""
+    from pretrain import tokenizer_kinds
+
+    path = Path(tokenizer_dir) / "tokenizer.json"
+    specials = tokenizer_kinds.special_tokens(tokenizer_dir, tok)
+    rule = tokenizer_kinds.word_rule(json.loads(tok.to_str()), str(path))
+    return specials, rule
+
+
+def _extended(tokenizer_dir, tok, add_tokens) -> tuple[dict | None, list[dict]]:
+    """(extended tokenizer.json, added entries) for ``--add-tokens``; (None, []) without."""
+    if not add_tokens:
+        return None, []
+    from pretrain import vocab_extension
+
+    words = vocab_extension.read_token_file(add_tokens)
+    where = str(Path(tokenizer_dir) / "tokenizer.json")
+    return vocab_extension.extend_tokenizer(json.loads(tok.to_str()), tok, words, where)
+
+
+def _tokenizer_from_json(data: dict):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_str(json.dumps(data))
+    tok.no_truncation()
+    tok.no_padding()
     return tok
 
 
@@ -216,9 +251,10 @@ def build_shard(job: dict[str, Any]) -> dict[str, Any]:
         fmt=cfg["format"],
         on_error=cfg["on_error"],
         quarantine_path=str(out_dir / "quarantine" / f"{name}.jsonl"),
+        unk_id=cfg["special_ids"].get("[UNK]"),
     )
     L = cfg["max_seq_length"]
-    cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    cls_id, sep_id = cfg["special_ids"]["[CLS]"], cfg["special_ids"]["[SEP]"]
     dtype = np.dtype(cfg["token_dtype"])
     path = out_dir / f"{name}.array_record"
     writer = example_store.ShardWriter(path, dtype) if docs else None
@@ -271,6 +307,9 @@ def _write_bert(job, docs, tok, writer, counts, cls_id, sep_id) -> None:
         vocab_tokens(tok),
         max_predictions=cfg["max_predictions_per_seq"],
         masked_lm_prob=cfg["masked_lm_prob"],
+        special_tokens=cfg["special_tokens"].values(),
+        mask_token=cfg["special_tokens"]["[MASK]"],
+        word_rule=cfg["word_rule"],
     )
     pending: list = []
 
@@ -299,7 +338,7 @@ def _write_bert(job, docs, tok, writer, counts, cls_id, sep_id) -> None:
             counts["nsp_random_next" if inst.is_random_next else "nsp_is_next"] += 1
         pending.clear()
 
-    spec_pad = tok.token_to_id("[PAD]")
+    spec_pad = cfg["special_ids"]["[PAD]"]
     serial = 0
     for dupe in range(cfg["dupe_factor"]):
         rng = np.random.default_rng([cfg["seed"], job["index"], dupe])
@@ -434,8 +473,13 @@ def build_examples(
     on_error: str = "raise",
     argv: Iterable[str] | None = None,
     log=print,
+    add_tokens: str | os.PathLike | None = None,
 ) -> Path:
-    """Builds (or reuses) an examples folder; returns its path. See the module docstring."""
+    """Builds (or reuses) an examples folder; returns its path. See the module docstring.
+
+    ``add_tokens``: a file of domain words to append to a WordPiece vocabulary first
+    (`pretrain.vocab_extension`); the examples and their tokenizer copy use the extended one.
+    """
     from corpus.readers import expand_inputs
 
     if objective not in OBJECTIVES:
@@ -458,11 +502,17 @@ def build_examples(
     if not files:
         raise ValueError("no input files")
     tok = load_tokenizer(tokenizer_dir)
+    extended, added = _extended(tokenizer_dir, tok, add_tokens)
+    if added:
+        tok = _tokenizer_from_json(extended)
     tokens = vocab_tokens(tok)
     vocab_size = len(tokens)
     if max_predictions_per_seq is None:
         max_predictions_per_seq = default_max_predictions(max_seq_length, masked_lm_prob)
-    specials = {n: tok.token_to_id(n) for n in SPECIAL_TOKENS}
+    names, word_rule = tokenizer_kind(tokenizer_dir, tok)
+    specials = {
+        role: tok.token_to_id(names[role]) if role in names else None for role in SPECIAL_TOKENS
+    }
     config = {
         "version": VERSION,
         "objective": objective,
@@ -484,6 +534,8 @@ def build_examples(
             for p in files
         ],
     }
+    if added:  # only then: folders built without --add-tokens keep their config hash
+        config["added_tokens"] = added
     # Inputs count by content and order, not by where they are mounted.
     hashed = dict(
         config, inputs=[{k: v for k, v in i.items() if k != "path"} for i in config["inputs"]]
@@ -509,7 +561,16 @@ def build_examples(
     for name in TOKENIZER_FILES:
         if (Path(tokenizer_dir) / name).exists():
             shutil.copyfile(Path(tokenizer_dir) / name, tok_copy / name)
-    job_config = dict(config, tokenizer_dir=os.fspath(tokenizer_dir))
+    if added:
+        from pretrain import vocab_extension
+
+        vocab_extension.write_extended(tok_copy, extended, added)
+        log(f"{STAGE}: added {len(added)} token(s) to the vocabulary ({len(tokens)} now)")
+    # Derived from the tokenizer files (hashed through tokenizer_sha256), so kept out of the
+    # config hash: folders built before these fields existed stay valid (wordpiece, BERT names).
+    derived = {"special_tokens": names, "word_rule": word_rule}
+    job_dir = tok_copy if added else tokenizer_dir
+    job_config = dict(config, tokenizer_dir=os.fspath(job_dir), **derived)
     jobs = [
         {
             "index": i,
@@ -534,6 +595,7 @@ def build_examples(
         "version": VERSION,
         "config_hash": config_hash,
         **config,
+        **derived,
         "shards": [{"file": r["file"], "examples": r["examples"]} for r in results if r["file"]],
         "examples": counts["examples"],
         "counts": dict(sorted(counts.items())),
@@ -567,6 +629,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--masked-lm-prob", type=float, default=0.15)
     parser.add_argument("--format", default="auto", help="input format for corpus.readers")
     parser.add_argument("--on-error", choices=("raise", "skip"), default="raise")
+    parser.add_argument(
+        "--add-tokens", default=None, metavar="FILE",
+        help="domain words (one per line) to add to a WordPiece vocabulary; a run continuing a "
+        "checkpoint starts each new embedding as the mean of the word's pieces",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         build_examples(
@@ -583,6 +650,7 @@ def main(argv: list[str] | None = None) -> int:
             masked_lm_prob=args.masked_lm_prob,
             fmt=args.format,
             on_error=args.on_error,
+            add_tokens=args.add_tokens,
             argv=sys.argv if argv is None else ["python", "-m", STAGE, *argv],
         )
     except (ValueError, FileNotFoundError, FileExistsError) as e:

@@ -200,6 +200,15 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
         "warmup steps": cfg.get("warmup_steps"),
         "scheduled steps": cfg.get("num_train_steps"),
     }
+    source = meta.get("init_from")
+    if source:  # continued pretraining of a Hugging Face checkpoint (pretrain.hf_init)
+        info["continued from"] = f"{source['name']} (weights sha256 {source['weights_sha256']})"
+        if source.get("added_tokens"):
+            info["added tokens"] = f"{source['added_tokens']} (rows initialised as piece means)"
+        if source.get("fresh_weights"):
+            info["freshly initialised"] = ", ".join(source["fresh_weights"])
+    if meta.get("examples_dir"):
+        info["pretraining examples"] = _examples_summary(meta["examples_dir"])
     metrics_path = storage.path(workdir) / "metrics.jsonl"
     if metrics_path.is_file():
         last: dict[str, Any] = {}
@@ -209,3 +218,17 @@ def export_info(workdir: str | Path, step: int | None = None) -> dict[str, Any]:
                 last.update({k: v for k, v in row.items() if "loss" in k or "accuracy" in k})
         info.update({k: round(v, 4) for k, v in sorted(last.items())})
     return {k: v for k, v in info.items() if v is not None}
+
+
+def _examples_summary(examples_dir: str) -> str:
+    """ "N examples of L tokens from K files (names)" from an examples manifest, or its path."""
+    path = storage.path(examples_dir) / "manifest.json"
+    if not path.is_file():
+        return str(examples_dir)
+    manifest = json.loads(path.read_text())
+    names = [Path(i["path"]).name for i in manifest.get("inputs", [])]
+    shown = ", ".join(names[:5]) + (f", ... ({len(names)} files)" if len(names) > 5 else "")
+    return (
+        f"{manifest.get('examples')} {manifest.get('objective')} examples of "
+        f"{manifest.get('max_seq_length')} tokens built from {shown}"
+    )

@@ -95,6 +95,30 @@ def corpus_card(workdir: str) -> dict[str, Any]:
     }
 
 
+def continued_card(arch: str, training: dict[str, Any]) -> dict[str, str]:
+    """Model-card description and training-data text of a continued pretraining run (empty
+    for a run from scratch): which checkpoint it continued from, and on what."""
+    source = training.get("continued from")
+    if not source:
+        return {}
+    examples = training.get("pretraining examples", "the examples of the run")
+    kind = "BERT" if arch == "bert" else "RoBERTa"
+    return {
+        "description": (
+            f"A Korean {kind} encoder: the checkpoint {source} with "
+            f"{training.get('steps', '?')} steps of continued (domain-adaptive) masked-language-"
+            f"model pretraining ({training.get('objective')} objective, whole-word masking) on "
+            f"{examples}, with the open KLUE pretraining pipeline (a rebuild of the KLUE paper, "
+            "Park et al. 2021, arXiv 2105.09680). The vocabulary and tokenizer are the source "
+            "checkpoint's."
+        ),
+        "corpus": (
+            f"First the source checkpoint's own pretraining data (see its model card), then "
+            f"{examples}."
+        ),
+    }
+
+
 def export(
     workdir: str,
     output: str,
@@ -139,6 +163,13 @@ def export(
     }
     if license_id:
         card["license"] = license_id
+    continued = continued_card(config.arch, card["training"])
+    if continued and card.get("corpus"):  # the traced corpus is what it continued on
+        continued["corpus"] = (
+            "First the source checkpoint's own pretraining data (see its model card), then: "
+            + card["corpus"]
+        )
+    card.update(continued)
     if not storage.is_remote(output) and not storage.is_remote(tok):
         out = hf_export.write_hf_folder(model, tok, output, card, overwrite=overwrite)
         if verify:

@@ -200,12 +200,11 @@ class PretrainLoader:
         self.pad_id = int(self.manifest["special_ids"]["[PAD]"])
         self.spec: MaskingSpec | None = None
         if self.objective == "roberta":
-            vocab = (self.examples_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
-            self.spec = MaskingSpec.from_vocab(
-                vocab,
+            self.spec = examples_masking_spec(
+                self.examples_dir,
+                self.manifest,
                 max_predictions=self.max_predictions,
                 masked_lm_prob=self.manifest["masked_lm_prob"],
-                special_tokens=SPECIAL_TOKENS,
             )
 
     @property
@@ -385,6 +384,23 @@ def synthetic_batch(
     return out
 
 
+def examples_masking_spec(
+    examples_dir: Any, manifest: dict[str, Any], **kwargs: Any
+) -> MaskingSpec:
+    """The `MaskingSpec` of an examples folder: its ``vocab.txt`` with the special tokens and
+    whole-word rule its manifest records (folders built before they were recorded: the BERT
+    names and the ``##`` rule, which is what they were built with)."""
+    vocab = (examples_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    names = dict(manifest.get("special_tokens") or {role: role for role in SPECIAL_TOKENS})
+    return MaskingSpec.from_vocab(
+        vocab,
+        special_tokens=names.values(),
+        mask_token=names["[MASK]"],
+        word_rule=manifest.get("word_rule", "wordpiece"),
+        **kwargs,
+    )
+
+
 def batch_statistics(loader: PretrainLoader, steps: int, start_step: int = 0) -> dict[str, Any]:
     """Masking and packing statistics over `steps` batches (for checks and the docs).
 
@@ -394,8 +410,9 @@ def batch_statistics(loader: PretrainLoader, steps: int, start_step: int = 0) ->
     the original counts as unchanged); ``split_words`` counts words only partly
     chosen (0 by construction).
     """
-    vocab = (loader.examples_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
-    spec = MaskingSpec.from_vocab(vocab, max_predictions=loader.max_predictions)
+    spec = examples_masking_spec(
+        loader.examples_dir, loader.manifest, max_predictions=loader.max_predictions
+    )
     totals = collections.Counter()
     for step in range(start_step, start_step + steps):
         b = loader.batch(step)

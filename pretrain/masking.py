@@ -1,7 +1,8 @@
 """Whole-word masking for masked-language-model pretraining, in pure NumPy.
 
-A *whole word* is an eojeol as the WordPiece vocabulary sees it: a piece plus
-every following piece that starts with ``##``. KLUE-BERT (static) and
+A *whole word* is an eojeol as the vocabulary sees it: for WordPiece a piece plus
+every following piece that starts with ``##``; for SentencePiece a piece starting with ``▁``
+plus the pieces without it that follow (`pretrain.tokenizer_kinds`). KLUE-BERT (static) and
 KLUE-RoBERTa (dynamic) both mask whole words: every piece of a chosen word is
 a prediction, and no chosen group ever spans two words.
 
@@ -138,9 +139,16 @@ class MaskingSpec:
         max_predictions: int,
         special_tokens: Iterable[str] = SPECIAL_TOKENS,
         mask_token: str = "[MASK]",
+        word_rule: str = "wordpiece",
         **probs: float,
     ) -> MaskingSpec:
-        """Builds the tables from tokens in id order (a list) or a token -> id mapping."""
+        """Builds the tables from tokens in id order (a list) or a token -> id mapping.
+
+        ``word_rule`` says which pieces continue a word (`pretrain.tokenizer_kinds`):
+        ``"wordpiece"`` (``##`` pieces) or ``"sentencepiece"`` (pieces without ``▁``).
+        """
+        from pretrain.tokenizer_kinds import continuation_table
+
         if isinstance(vocab, Mapping):
             tokens: list[str | None] = [None] * (max(vocab.values()) + 1)
             for tok, i in vocab.items():
@@ -148,7 +156,7 @@ class MaskingSpec:
         else:
             tokens = list(vocab)
         size = len(tokens)
-        cont = np.array([t is not None and len(t) > 2 and t.startswith("##") for t in tokens])
+        cont = continuation_table(tokens, word_rule)
         special = np.zeros(size, dtype=bool)
         index = {t: i for i, t in enumerate(tokens) if t is not None}
         for tok in special_tokens:

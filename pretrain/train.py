@@ -357,6 +357,20 @@ def is_finite_metrics(metrics: Mapping[str, float]) -> bool:
     return bool(metrics.get("finite", 1)) and math.isfinite(metrics["loss"])
 
 
+def model_overrides(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The ModelConfig fields the run sets: ``cfg.model_overrides`` without its "keep the
+    preset" values ("" or negative numbers), plus ``cfg.attention`` when set."""
+    overrides = {
+        k: v
+        for k, v in dict(cfg.get("model_overrides", {})).items()
+        if v is not None and v != "" and not (isinstance(v, int | float) and v < 0)
+    }
+    attention = cfg.get("attention", "") or ""
+    if attention:
+        overrides["attention"] = attention
+    return overrides
+
+
 def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
     """The preset named by ``cfg.model`` fitted to the examples' tokenizer, then the overrides.
 
@@ -365,11 +379,20 @@ def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
     (``max_seq_length + pad_token_id + 1``) so the preset's sequence length stays supported.
     Then the checks a run must pass before it spends compute: architecture = objective, every
     special token present, pad id and vocabulary agree with the tokenizer folder (the one the
-    export will ship), and the sequences fit the position table.
+    export will ship), and the sequences fit the position table. With a Hugging Face folder as
+    ``cfg.init_from`` the model is the folder's instead (`pretrain.hf_init.model_config`).
     """
-    from pretrain import hf_export
+    from pretrain import hf_export, hf_init
     from pretrain.masking import SPECIAL_TOKENS
 
+    if hf_init.is_hf_folder(cfg.get("init_from")):
+        return hf_init.model_config(cfg, data, model_overrides(cfg))
+    if cfg["model"] in hf_init.FROM_FOLDER:
+        raise ValueError(
+            f"--config.model={cfg['model']!r} takes the model from --config.init_from, which "
+            f"must be a Hugging Face BERT/RoBERTa folder (config.json + model.safetensors); "
+            f"got {cfg.get('init_from')!r}"
+        )
     if cfg["model"] not in models.PRESETS:
         raise ValueError(f"unknown model {cfg['model']!r}; one of {sorted(models.PRESETS)}")
     mc = models.PRESETS[cfg["model"]].replace(vocab_size=int(data.vocab_size))
@@ -385,14 +408,7 @@ def build_model_config(cfg: Mapping[str, Any], data: Any) -> models.ModelConfig:
             mc = mc.replace(pad_token_id=pad)
             if mc.arch == "roberta":
                 mc = mc.replace(max_position_embeddings=supported + pad + 1)
-    overrides = {
-        k: v
-        for k, v in dict(cfg.get("model_overrides", {})).items()
-        if v is not None and v != "" and not (isinstance(v, int | float) and v < 0)
-    }
-    attention = cfg.get("attention", "") or ""
-    if attention:
-        overrides["attention"] = attention
+    overrides = model_overrides(cfg)
     if overrides:
         mc = mc.replace(**overrides)
     want = {"bert": "bert", "roberta": "roberta"}[data.objective]
@@ -440,15 +456,26 @@ def use_compilation_cache(directory: str) -> None:
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
-def _restore_or_init(cfg, ckpt, program, target) -> Any:
-    """Newest checkpoint of the workdir, else ``cfg.init_from``'s parameters, else fresh."""
-    from pretrain import checkpointing
+def _restore_or_init(cfg, ckpt, program, target, model_config, data) -> tuple[Any, dict | None]:
+    """Newest checkpoint of the workdir, else ``cfg.init_from``'s parameters, else fresh.
+
+    Returns the state and, for a Hugging Face ``init_from``, its provenance
+    (`pretrain.hf_init.source_info`; None otherwise or when resuming).
+    """
+    from pretrain import checkpointing, hf_init
 
     latest = ckpt.latest_step()
     if latest is not None:
         state = ckpt.restore(latest, target)
         logging.info("resumed from %s step %d", ckpt.directory, latest)
-        return state
+        return state, None
+    if hf_init.is_hf_folder(cfg.get("init_from")):
+        added = hf_init.added_tokens(data)
+        params, fresh = hf_init.load_params(cfg["init_from"], model_config, added)
+        logging.info("initialised parameters from the Hugging Face folder %s", cfg["init_from"])
+        source = hf_init.source_info(cfg["init_from"], fresh)
+        source["added_tokens"] = len(added)
+        return program.init_from_params(params), source
     if cfg.get("init_from"):
         src = storage.path(cfg["init_from"])
         src_dir = src / "checkpoints" if (src / "checkpoints").is_dir() else src
@@ -459,8 +486,8 @@ def _restore_or_init(cfg, ckpt, program, target) -> Any:
         params = other.restore_params(src_step, target.params)
         other.close()
         logging.info("initialised parameters from %s step %d", src_dir, src_step)
-        return program.init_from_params(params)
-    return program.init()
+        return program.init_from_params(params), None
+    return program.init(), None
 
 
 def train_and_evaluate(
@@ -486,7 +513,7 @@ def train_and_evaluate(
     several processes, every decision that depends on a host's own signal or clock goes
     through `supervision.HostAgreement`, so all hosts save and stop at the same step.
     """
-    from pretrain import bootstrap, checkpointing
+    from pretrain import bootstrap, checkpointing, hf_init
 
     workdir = storage.makedirs(workdir)
     is_main = jax.process_index() == 0
@@ -529,7 +556,7 @@ def train_and_evaluate(
         keep_every_steps=keep_every,
         async_save=bool(cfg["async_checkpointing"]),
     )
-    state = _restore_or_init(cfg, ckpt, program, target)
+    state, source = _restore_or_init(cfg, ckpt, program, target, model_config, data)
     start = int(jax.device_get(state.step))
 
     p_train, p_eval = program.train_step, program.eval_step
@@ -545,6 +572,7 @@ def train_and_evaluate(
         "max_predictions_per_seq": data.max_predictions_per_seq,
         "config": _config_json(cfg),
     }
+    meta["init_from"] = hf_init.recorded_source(workdir, source)
     if is_main:
         storage.write_json(workdir / "config.json", meta)
 
@@ -602,6 +630,8 @@ def train_and_evaluate(
         save_clock.reset()
 
     try:
+        if start == 0 and min(stop_at, total_steps) == 0 and last_saved is None:
+            save(0)  # a 0-step run keeps its initial state (init_from + export = the source)
         for step in range(start, min(stop_at, total_steps)):
             t = time.perf_counter()
             host_batch = next(host_batches)

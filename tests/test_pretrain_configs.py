@@ -52,3 +52,23 @@ def test_a_paper_config_without_examples_names_the_flag_before_any_work(tmp_path
     synthetic = importlib.import_module("pretrain.configs.bert_base").get_config()
     synthetic.data.synthetic = True
     assert data_config_error(synthetic) is None
+
+
+def test_continue_config_takes_the_model_from_init_from():
+    """DAPT's budget at KLUE-RoBERTa's own peak rate (the docstring cites both); without an
+    init_from folder the run stops before any compute, saying what is missing."""
+    from pretrain import train
+    from pretrain.bootstrap import DataSpec
+
+    c = importlib.import_module("pretrain.configs.continue_klue_roberta_base").get_config()
+    assert (c.model, c.objective, c.global_batch_size, c.num_train_steps) == (
+        "from_init",
+        "roberta",
+        2048,
+        12_500,
+    )
+    assert c.learning_rate == 1e-4 and c.warmup_steps == 750 and c.adam_b2 == 0.98
+    data = DataSpec(objective="roberta", max_seq_length=512, max_predictions_per_seq=77,
+                    vocab_size=32000)  # fmt: skip
+    with pytest.raises(ValueError, match="must be a Hugging Face BERT/RoBERTa folder"):
+        train.build_model_config(c, data)
