@@ -35,7 +35,6 @@ import numpy as np
 import tensorflow_datasets as tfds
 
 from corpus import klue
-from corpus.klue import dp, mrc, ner, nli, relation, sts, wos, ynat  # noqa: F401
 from corpus.klue.ner import TAGS as NER_TAGS
 from corpus.klue.nli import LABELS as NLI_LABELS
 from corpus.klue.ynat import LABELS as YNAT_LABELS
