@@ -19,6 +19,7 @@ STAGES = [
     "pretrain.build_data",
     "pretrain.main",
     "pretrain.export",
+    "pretrain.tfds_examples",
     "finetune.data",
     "tpu.launch",
     "tpu.gpu",
