@@ -21,10 +21,14 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
+# Test files run in TEST_WORKERS processes (pytest-xdist; whole files per process, so a module's
+# fixtures are built once): most of the suite's time is single-threaded XLA compilation.
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
