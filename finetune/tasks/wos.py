@@ -25,7 +25,8 @@ to the same tokens (``숙소-인터넷 가능`` and ``숙소-종류`` on one tur
 while the state still carries the slot name (docs/finetune_structured.md, memorisation).
 
 Training is teacher-forced with probability ``teacher_forcing`` (0.5, the baseline's) per batch
-and otherwise fed its own argmax tokens; with teacher forcing on, every step's attention runs in parallel, which is what makes the step fast in JAX). Loss
+and otherwise fed its own argmax tokens; teacher-forced, every step's attention runs in
+parallel, which is what makes the step fast in JAX. Loss
 per turn: the mean negative log-likelihood of the value tokens plus the mean gate cross-entropy
 over slots; the trainer averages turns (the baseline averages tokens and gates over the batch).
 ``value_loss`` says whose value tokens count: ``"all"`` (default; the baseline and TRADE: every
