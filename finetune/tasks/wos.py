@@ -24,8 +24,9 @@ state beside its context: the context is an average of encoder states, so two sl
 to the same tokens (``숙소-인터넷 가능`` and ``숙소-종류`` on one turn) get the same gate,
 while the state still carries the slot name (docs/finetune_structured.md, memorisation).
 
-Training always uses teacher forcing (the baseline draws it with probability 0.5 per batch; with
-it on, every step's attention runs in parallel, which is what makes the step fast in JAX). Loss
+Training is teacher-forced with probability ``teacher_forcing`` (0.5, the baseline's) per batch
+and otherwise fed its own argmax tokens; teacher-forced, every step's attention runs in
+parallel, which is what makes the step fast in JAX. Loss
 per turn: the mean negative log-likelihood of the value tokens plus the mean gate cross-entropy
 over slots; the trainer averages turns (the baseline averages tokens and gates over the batch).
 ``value_loss`` says whose value tokens count: ``"all"`` (default; the baseline and TRADE: every
