@@ -307,7 +307,7 @@ def task_options_help() -> str:
 
     lines = [
         "task options (one task: --config.task_options.OPTION=VALUE; several: "
-        "--config.task_options_by_task.TASK.OPTION=VALUE):"
+        "--config.by_task.TASK.task_options.OPTION=VALUE):"
     ]
     for task in ALL_TASKS:
         cfg = importlib.import_module(f"finetune.configs.{task}").get_config()

@@ -45,7 +45,8 @@ def test_finetune_help_lists_every_task_and_the_dp_and_wos_options():
     assert "dp" in USAGE.split("|") and "wos" in USAGE
     text = task_options_help()
     assert "dp: arc_space=512" in text and "tree_decoding=False" in text
-    assert "wos: dropout=0.1, gate_input='context'" in text and "value_loss='all'" in text
+    assert "wos: current_turn_segment=False" in text and "teacher_forcing=0.5" in text
+    assert "gate_input='context'" in text and "value_loss='all'" in text
 
 
 def test_tpu_gpu_help_shows_the_slurm_options():
