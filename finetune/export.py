@@ -34,9 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -223,9 +221,7 @@ def write_export(ft: Finetuned, output_dir: str | os.PathLike, *, overwrite: boo
         pmap = pmap + head_param_map(ft)
     else:
         architecture, pipeline_task = f"{prefix}Model", None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with hf_export.staged_folder(out) as tmp:
         _write_json(tmp / "config.json", task_hf_config(ft, architecture))
         save_file(state_dict(pmap), str(tmp / "model.safetensors"), {"format": "pt"})
         if pipeline_task is None:
@@ -235,13 +231,6 @@ def write_export(ft: Finetuned, output_dir: str | os.PathLike, *, overwrite: boo
         (tmp / "README.md").write_text(
             model_card(ft, architecture, pipeline_task), encoding="utf-8"
         )
-        hf_export._make_readable(tmp)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
 
 

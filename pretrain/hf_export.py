@@ -15,6 +15,7 @@ loaders that do not tie.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -292,9 +293,7 @@ def write_hf_folder(
     out = Path(output_dir)
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise FileExistsError(f"{out} exists and is not empty (use overwrite)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with staged_folder(out) as tmp:
         with open(tmp / "config.json", "w", encoding="utf-8") as f:
             json.dump(hf_config(config, special), f, indent=2, sort_keys=True)
             f.write("\n")
@@ -306,6 +305,18 @@ def write_hf_folder(
         if config.arch == "roberta":
             _single_segment_post_processor(tmp / "tokenizer.json")
         (tmp / "README.md").write_text(model_card(config, model_card_info), encoding="utf-8")
+    return out
+
+
+@contextlib.contextmanager
+def staged_folder(out: Path) -> Iterator[Path]:
+    """A temporary folder beside `out` that replaces it (readable by all, one rename) when the
+    block ends without an error and is removed when it raises: no reader ever sees a
+    half-written export. Shared by the pretraining and the fine-tuning exports."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        yield tmp
         _make_readable(tmp)
         if out.exists():
             shutil.rmtree(out)
@@ -313,7 +324,6 @@ def write_hf_folder(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out
 
 
 def float32_copy(model: PretrainingModel) -> PretrainingModel:
