@@ -14,7 +14,8 @@ import pytest
 from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
-from corpus.pii.scan import Scanner
+from corpus.pii.scan import Scanner, written_forms
+from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 
 FAST, PLAIN = Scanner(), Scanner(fast=False)
@@ -198,3 +199,21 @@ def test_real_style_set_meets_the_targets():
         assert row["found"] >= 0.95 * row["gold"], (form, row)
         assert row["survived"] == 0, (form, row)
     assert result["negatives"]["changed"] <= 0.005 * result["negatives"]["read"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hong (at) daum.net", "hong[at]naver.com", "hong{ AT }x.com", "hong <at> x.com",
+     "hong at naver.com", "HONG AT NAVER.COM", "hong@x.com", "hong ＠ x.com", "공일공 이삼사오"],
+)  # fmt: skip
+def test_written_forms_hint_holds_for_every_written_at(text):
+    """The per-text hint that turns the written-out candidates on: every form it exists for."""
+    assert written_forms(text) or written_forms(fold(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["data and Nation", "AT&T 주가", "what (a) cat", "[atom]", "at the", "공원 공연"]
+)
+def test_written_forms_hint_is_off_for_at_inside_words(text):
+    assert not written_forms(text)
+    assert _found(text + " hong12 naver.com") == []
