@@ -23,7 +23,7 @@ import string
 from collections.abc import Callable, Iterable
 
 from corpus.pii.addresses import core_of, generate_address, plain_address
-from corpus.pii.copies import aliases, find_copies, write_into
+from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
     DL_REGIONS,
     MAIL_DOMAINS,
@@ -481,7 +481,7 @@ class Pseudonymizer:
         new = self.pseudonym(kind, value)
         if part == "core":
             new = core_of(new) or new
-        return new if written == value else write_into(written, new)
+        return new if written == value else write_into(written, new, kind in DIGIT_KINDS)
 
     def apply_counted(self, text: str) -> tuple[str, list[Span], collections.Counter[str]]:
         """(pseudonymised text, replaced spans in the original's offsets, public values kept)."""
