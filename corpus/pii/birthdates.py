@@ -27,11 +27,12 @@ _BIRTH_LABEL = re.compile(
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "출생한 1963년 4월 8일".
 _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：]?\s?$")
-#: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다"; never 생태계,
-#: 생성, 생방송), 출생, 에 태어나.
+#: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
+#: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나.
 _BIRTH_AFTER = re.compile(
     r"\s?(?:생(?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
-    r"(?![가-힣])|(?![가-힣]))|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생)"
+    r"(?![가-힣])|(?![가-힣])|이(?:십|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이었습니다
+    r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생)"
 )
 #: A date that bounds a group ("1980년 1월 1일생 이후", "…생부터"): a cut-off, not a birth.
 _COHORT_AFTER = re.compile(
