@@ -25,22 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.pii.generate import Pseudonymizer
-from corpus.pii.realstyle import FORMS
+from corpus.pii.realstyle import FORMS, Case
 
 NEGATIVE = "negative"
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """One hand-written sentence: its form, text and gold spans (start, end)."""
-
-    form: str
-    text: str
-    gold: tuple[tuple[int, int], ...]
 
 
 def _gold_spans(text: str, values: list[str]) -> tuple[tuple[int, int], ...]:
@@ -55,7 +45,7 @@ def _gold_spans(text: str, values: list[str]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(spans - inner))
 
 
-def load(path: str | Path) -> list[Sentence]:
+def load(path: str | Path) -> list[Case]:
     """The sentences of `path`; a bad line is an error naming the file and the line."""
     out = []
     with open(path, encoding="utf-8") as fh:
@@ -70,7 +60,7 @@ def load(path: str | Path) -> list[Sentence]:
             missing = [v for v in values if v not in text]
             if missing or (form == NEGATIVE) != (not values):
                 raise ValueError(f"{path}:{n}: values {missing or values} do not fit the text")
-            out.append(Sentence(form, text, _gold_spans(text, values)))
+            out.append(Case(form, text, _gold_spans(text, values), repeated=len(values) > 1))
     return out
 
 
