@@ -10,8 +10,9 @@ def test_best_of_repeats_makes_a_fresh_function_each_time_and_keeps_the_least_cp
 
     def make():
         made.append(1)
-        return len
+        return lambda text: text.count("가")  # some CPU time, so the rate is defined
 
-    best = pii._best(3, make, ["가나다", "abc"])
-    assert len(made) == 3 and best["runs"] == 3 and best["mb"] > 0
-    assert pii._best(1, make, ["x"]).get("runs") is None  # one run: the plain row
+    texts = ["가나다 abc " * 20_000] * 3
+    best = pii._best(3, make, texts)
+    assert len(made) == 3 and best["runs"] == 3 and best["spans"] == 3 * 20_000
+    assert pii._best(1, make, texts).get("runs") is None  # one run: the plain row
