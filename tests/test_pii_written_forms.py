@@ -229,3 +229,11 @@ def test_written_forms_hint_holds_for_every_written_at(text):
 def test_written_forms_hint_is_off_for_at_inside_words(text):
     assert not written_forms(text)
     assert _found(text + " hong12 naver.com") == []
+
+
+def test_a_year_like_service_number_next_to_a_contact_word_is_kept_and_counted():
+    """ "1544-1736 … 연락": a service number (kept), though its second half reads as a year."""
+    text = "1544-1736(평일 9시~18시)로 연락 바랍니다."
+    out, spans, kept = PZ.apply_counted(text)
+    assert out == text and spans == [] and kept == {"service_number": 1}
+    assert _found("임진왜란(1592-1598) 때의 일") == []  # a range of years, no contact word

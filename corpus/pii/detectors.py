@@ -288,7 +288,7 @@ _SERVICE_PREFIXES = frozenset(
     "1899".split()
 )
 _PHONE_CONTEXT = _context(
-    r"전화|문의처|연락처|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
+    r"전화|문의처|연락|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
 )
 #: A label right before a local number written without its area code ("연락처: 2345-6789").
 _PHONE_LABEL = re.compile(
