@@ -14,7 +14,8 @@ import pytest
 from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
-from corpus.pii.scan import Scanner
+from corpus.pii.scan import Scanner, written_forms
+from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 
 FAST, PLAIN = Scanner(), Scanner(fast=False)
@@ -40,10 +41,14 @@ FORMS = [
     ("address", "목동16-11인데 누수가", "목동16-11"),
     ("address", "역삼동 622에 살고 있습니다", "역삼동 622"),
     ("address", "주소는 시흥대로 544입니다", "시흥대로 544"),
+    ("address", "불이 난 곳은 용두동 119-8 번지 주택", "용두동 119-8 번지"),
+    ("address", "하안동 58 주공 1203동 907호예요", "하안동 58 주공 1203동 907호"),
     # two-digit-year birth dates
     ("birth_date", "저는 66년11월28일생입니다", "66년11월28일"),
     ("birth_date", "생년월일이 64년 11월 3일이고", "64년 11월 3일"),
     ("birth_date", "78년 6월 9일생 김모씨", "78년 6월 9일"),
+    ("birth_date", "아버지는 52년 3월 17일생이십니다", "52년 3월 17일"),
+    ("birth_date", "그 아이는 86년 6월 6일생이었습니다", "86년 6월 6일"),
     # written-out e-mail
     ("email", "메일 hong12 at naver.com 으로", "hong12 at naver.com"),
     ("email", "hong12(at)daum.net 로", "hong12(at)daum.net"),
@@ -58,6 +63,9 @@ FORMS = [
     ("mobile", "82-10-2345-6789 로", "82-10-2345-6789"),
     ("phone", "+81 3-2345-6789 로", "+81 3-2345-6789"),
     ("phone", "+44 20 7946 0958 로", "+44 20 7946 0958"),
+    ("phone", "영국 +44 7700 900461 번호", "+44 7700 900461"),
+    ("phone", "독일 +49 30 12345678 사무실", "+49 30 12345678"),
+    ("phone", "프랑스 +33 6 12 34 56 78 은", "+33 6 12 34 56 78"),
     # bare hosts with a personal path
     ("url", "blog.naver.com/hong12/2233 참고", "blog.naver.com/hong12/2233"),
     ("url", "m.blog.naver.com/hong12 참고", "m.blog.naver.com/hong12"),
@@ -65,6 +73,7 @@ FORMS = [
     ("url", "youtu.be/xYz12 영상", "youtu.be/xYz12"),
     ("url", "instagram.com/hong_12 계정", "instagram.com/hong_12"),
     ("url", "hong12.tistory.com 블로그", "hong12.tistory.com"),
+    ("url", "유튜브 youtube.com/@hong12 채널", "youtube.com/@hong12"),
     # plates followed by a vehicle word (the 3승 guard must not fire on 승용차)
     ("plate", "45나 6789 승용차가 달렸다", "45나 6789"),
     ("plate", "45나6789승합차", "45나6789"),
@@ -95,6 +104,10 @@ NEGATIVES = [
     "look at google.com now",
     "제6호분과 5호기 원자로",
     "사무실 면적 상대로 99평",
+    "1990년 3월 17일 생이별을 했다",  # 생이 that is not 생 + copula
+    "점수는 +10 20 30 40 50 이었다",  # a list of scores, not a foreign number
+    "기록 +3 12 34 56 78 90",  # pairs, but not a French number's shape
+    "6호예산 집행",
 ]
 
 
@@ -198,3 +211,29 @@ def test_real_style_set_meets_the_targets():
         assert row["found"] >= 0.95 * row["gold"], (form, row)
         assert row["survived"] == 0, (form, row)
     assert result["negatives"]["changed"] <= 0.005 * result["negatives"]["read"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hong (at) daum.net", "hong[at]naver.com", "hong{ AT }x.com", "hong <at> x.com",
+     "hong at naver.com", "HONG AT NAVER.COM", "hong@x.com", "hong ＠ x.com", "공일공 이삼사오"],
+)  # fmt: skip
+def test_written_forms_hint_holds_for_every_written_at(text):
+    """The per-text hint that turns the written-out candidates on: every form it exists for."""
+    assert written_forms(text) or written_forms(fold(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["data and Nation", "AT&T 주가", "what (a) cat", "[atom]", "at the", "공원 공연"]
+)
+def test_written_forms_hint_is_off_for_at_inside_words(text):
+    assert not written_forms(text)
+    assert _found(text + " hong12 naver.com") == []
+
+
+def test_a_year_like_service_number_next_to_a_contact_word_is_kept_and_counted():
+    """ "1544-1736 … 연락": a service number (kept), though its second half reads as a year."""
+    text = "1544-1736(평일 9시~18시)로 연락 바랍니다."
+    out, spans, kept = PZ.apply_counted(text)
+    assert out == text and spans == [] and kept == {"service_number": 1}
+    assert _found("임진왜란(1592-1598) 때의 일") == []  # a range of years, no contact word

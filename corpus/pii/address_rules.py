@@ -46,15 +46,15 @@ _BUILDING_NAME = (
     r"(?:\s?[A-Za-z0-9]{1,3}동)?(?=\s?(?:지하\s?)?\d))?"
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
-UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]))"
+UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]|예요))"
 _UNITS_AND_LOT = (
     r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}" + UNIT_HO + r"|,?\s?(?:지하\s?)?\d{1,3}층)*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
-_ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:번지)?" + _UNITS_AND_LOT)
+_ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _UNITS_AND_LOT)
 #: The same with a building before the floor or unit; tried only with a building word near
 #: (its name part backtracks, and most house numbers have no building after them).
-_ADDRESS_TAIL_BUILDING = re.compile(r"(?:-\d{1,4})?(?:번지)?" + _BUILDING_NAME + _UNITS_AND_LOT)
+_ADDRESS_TAIL_BUILDING = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _BUILDING_NAME + _UNITS_AND_LOT)
 #: A tail that only an address has (see the module docstring).
 _STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")

@@ -27,12 +27,15 @@ _BIRTH_LABEL = re.compile(
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "출생한 1963년 4월 8일".
 _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：]?\s?$")
-#: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다"; never 생태계,
-#: 생성, 생방송), 출생, 에 태어나.
+#: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
+#: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나.
 _BIRTH_AFTER = re.compile(
     r"\s?(?:생(?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
-    r"(?![가-힣])|(?![가-힣]))|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생)"
+    r"(?![가-힣])|(?![가-힣])|이(?:십|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이었습니다
+    r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생)"
 )
+#: The first character `_BIRTH_AFTER` can match after its optional space.
+_BIRTH_AFTER_FIRST = frozenset("생출에태")
 #: A date that bounds a group ("1980년 1월 1일생 이후", "…생부터"): a cut-off, not a birth.
 _COHORT_AFTER = re.compile(
     r"\s?(?:생|출생(?:자|아)?)?\s?(?:이후|이전|부터|까지|이상|이하|미만|초과|전후|[~∼〜])"
@@ -43,7 +46,6 @@ _COHORT_BEFORE = re.compile(r"(?:생|출생)?\s?(?:부터|이후|이전)\s?$")
 _BORN_LATER = re.compile(
     r"태어났(?!을)|태어나셨|태어나(?:서)?(?=[\s,])|출생했(?!을)|출생하였(?!을)"
 )
-_BORN_WORD = re.compile(r"태어|출생")
 _DATE_WORD = re.compile(r"\d\s?(?:년|월|일)")
 _RANGE_BEFORE = re.compile(r"[~∼〜" + DASHES + r"]\s?$")
 _SENTENCE_END = re.compile(r"(?<=[가-힣])[.!?]\s|\n")
@@ -94,19 +96,29 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     ``tight``: only a word touching the date or a label before it in the same sentence
     (for a two-digit year, which in a history text is as often AD 63 as 1963).
     """
-    if _BIRTH_AFTER.match(text, e) or _BIRTH_TIGHT_BEFORE.search(text, max(0, s - 8), s):
+    # both need a birth syllable near the date: looked for in C first (most dates have none)
+    after = text[e + 1 : e + 2] if text[e : e + 1].isspace() else text[e : e + 1]
+    if after in _BIRTH_AFTER_FIRST and _BIRTH_AFTER.match(text, e):
+        return True
+    tight_lo = max(0, s - 8)
+    if (text.find("생", tight_lo, s) >= 0 or text.find("태어난", tight_lo, s) >= 0) and (
+        _BIRTH_TIGHT_BEFORE.search(text, tight_lo, s)
+    ):
         return True
     lo = max(0, s - 20)
-    for b in _SENTENCE_END.finditer(text, lo, s):  # the label must be in the same sentence
-        lo = b.end()
+    # the label must be in the same sentence; most dates have none in the 20 characters
+    # before them at all, and then none in the sentence's part of them either
     if _BIRTH_LABEL.search(text, lo, s) is not None:
-        return True
+        for b in _SENTENCE_END.finditer(text, lo, s):
+            lo = b.end()
+        if _BIRTH_LABEL.search(text, lo, s) is not None:
+            return True
     if tight:
         return False
     # a birth verb later in the same sentence, with no other date in between; not for the
     # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
     hi = min(len(text), e + 200)
-    if _BORN_WORD.search(text, e, hi) is None:
+    if text.find("태어", e, hi) < 0 and text.find("출생", e, hi) < 0:
         return False  # the common case, before the sentence is looked at
     if _RANGE_BEFORE.search(text, max(0, s - 3), s):
         return False

@@ -11,7 +11,13 @@ occurrence of it in that record, whether or not the detector would fire there:
   ``010 1234 5678``, ``01012345678``; ``역삼동 622`` and ``역삼동622`` (the scanner
   reads a full-width copy folded, so ``０１０…`` is the same value too);
 * for an address, also its core alone: ``서울 강남구 역삼동 622`` detected once makes a
-  later ``역삼동 622`` (or ``테헤란로 12``) a copy.
+  later ``역삼동 622`` (or ``테헤란로 12``) a copy;
+* for a number whose identity is its digits (`DIGIT_KINDS`: phones, accounts, cards,
+  registration numbers), also grouped differently or joined by ``/`` or ``_``:
+  ``110-123-456789`` detected once makes a later ``1101 2345 6789`` or ``110/123/456789``
+  a copy (`_regrouped`). The copy must read the same digits in full: the digit groups it
+  is made of start and end on a group boundary, and it does not go on into another
+  group through a dash or a dot (``110-123-456789-12`` is another number).
 
 A copy gets the same pseudonym as the value it copies (`corpus.pii.generate`), its
 letters and digits written into the copy's own separators, so a reader still sees
@@ -35,6 +41,17 @@ _RUN = re.compile(f"[^{_SEPARATOR_CHARS}]+")
 #: Keys shorter than this (after separators are dropped) are not looked for: a short run
 #: of digits recurs by chance ("1.2.3.4" and "1234").
 MIN_KEY = 6
+#: Types whose identity is their digits: a copy may group them differently.
+DIGIT_KINDS = frozenset("mobile phone rrn frn brn crn card bank_account driver_license".split())
+#: What may join the digit groups of such a copy: the separators, and "/" or "_".
+_DIGIT_JOIN = rf"[{_SEPARATOR_CHARS}/_]"
+_DIGIT_SEPARATORS = re.compile(_DIGIT_JOIN + "+")
+#: Digit groups joined by one to three separator characters ("010 - 1234 - 5678").
+_DIGIT_CHAIN = re.compile(rf"[0-9]+(?:{_DIGIT_JOIN}{{1,3}}[0-9]+)*")
+_DIGIT_GROUP = re.compile(r"[0-9]+")
+#: A join that makes two digit groups one number ("110-123-456789-12", "1.010"), so a copy
+#: does not end or start there.
+_NUMBER_JOIN = re.compile(rf"[{DASHES}.]")
 
 
 def key_of(kind: str, value: str) -> str:
@@ -119,17 +136,66 @@ def find_copies(
         for key, part, anchor in targets(kind, value)
     )
     for key, kind, value, part, anchor in wanted:
-        # a copy holds the anchor, a run of the value with no separator in it; most
-        # values occur once, and counting the anchor (in C) says so without more work
-        n = text.count(anchor)
-        if n <= 1 or n <= sum(text.count(anchor, s, e) for s, e in taken):
+        if kind in DIGIT_KINDS and key.isdigit():
+            spans = _regrouped(text, key, taken)
+        elif _recurs(text, anchor, taken):
+            spans = _near_anchors(text, key, anchor)
+        else:
             continue
-        for s, e in _near_anchors(text, key, anchor):
+        for s, e in spans:
             if _bounded(text, s, e) and not any(s < b and a < e for a, b in taken):
                 copies.append((s, e, kind, value, part))
                 taken.append((s, e))
     copies.sort()
     return copies
+
+
+def _recurs(text: str, piece: str, taken: list[tuple[int, int]]) -> bool:
+    """True when `piece` occurs in `text` outside the spans in `taken`.
+
+    Counting (in C) says so without more work: most values occur once.
+    """
+    n = text.count(piece)
+    return n > 1 and n > sum(text.count(piece, s, e) for s, e in taken)
+
+
+def _regrouped(text: str, key: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans of `text` whose digit groups, joined by separators, read exactly `key`.
+
+    Looked for only where the key's first or last three digits recur outside `taken`
+    (a copy that splits both, ``01 0123 456 78``, is not written; most values occur once).
+    """
+    if not (_recurs(text, key[:3], taken) or _recurs(text, key[-3:], taken)):
+        return []
+    out = []
+    for chain in _DIGIT_CHAIN.finditer(text):
+        groups = [g.span() for g in _DIGIT_GROUP.finditer(text, *chain.span())]
+        for i in range(len(groups)):
+            end = _reads_key(text, key, groups, i)
+            if end is not None:
+                out.append((groups[i][0], groups[end][1]))
+    return out
+
+
+def _reads_key(text: str, key: str, groups: list[tuple[int, int]], i: int) -> int | None:
+    """The last group of a copy of `key` that starts on group `i`, or None.
+
+    None also when the copy would be part of a longer number: a dash or a dot joins it
+    to the group before or after (`_NUMBER_JOIN`).
+    """
+    pos = 0
+    for j in range(i, len(groups)):
+        group = text[groups[j][0] : groups[j][1]]
+        if not key.startswith(group, pos):
+            return None
+        pos += len(group)
+        if pos == len(key):
+            joined_before = i > 0 and _NUMBER_JOIN.fullmatch(text, groups[i - 1][1], groups[i][0])
+            joined_after = j + 1 < len(groups) and _NUMBER_JOIN.fullmatch(
+                text, groups[j][1], groups[j + 1][0]
+            )
+            return None if joined_before or joined_after else j
+    return None
 
 
 def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
@@ -181,14 +247,17 @@ def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]
     return out
 
 
-def write_into(template: str, pseudonym: str) -> str:
+def write_into(template: str, pseudonym: str, digits: bool = False) -> str:
     """`pseudonym`'s letters and digits written into `template`'s separators.
 
-    ``write_into("010 1234 5678", "010-9876-5432") == "010 9876 5432"``; when the two
-    do not have the same number of letters and digits, the pseudonym as it is.
+    ``write_into("010 1234 5678", "010-9876-5432") == "010 9876 5432"``; ``digits``: a
+    `DIGIT_KINDS` value, whose copies may also be joined by "/" or "_". When the two do
+    not have the same number of letters and digits, the pseudonym as it is (so the
+    letters and digits of `template`, the original's, never stay).
     """
-    chars = [c for c in pseudonym if not _SEPARATORS.fullmatch(c)]
-    slots = [i for i, c in enumerate(template) if not _SEPARATORS.fullmatch(c)]
+    seps = _DIGIT_SEPARATORS if digits else _SEPARATORS
+    chars = [c for c in pseudonym if not seps.fullmatch(c)]
+    slots = [i for i, c in enumerate(template) if not seps.fullmatch(c)]
     if len(chars) != len(slots):
         return pseudonym
     out = list(template)

@@ -187,11 +187,11 @@ _BARE_HOST = re.compile(
 
 #: A bare host with a path, under a generic top-level domain: "blog.naver.com/ID/123",
 #: "instagram.com/ID", "youtu.be/abc", "cafe.daum.net/club"; a blog host that is itself
-#: the person's name: "ID.tistory.com".
+#: the person's name: "ID.tistory.com"; a handle: "youtube.com/@ID".
 GENERIC_TLD = r"(?:com|net|org|be|me|io|tv|us|ly|gl)"
 _PERSONAL_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
-    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%\-])" + _URL_BODY + r"*"
+    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%@\-])" + _URL_BODY + r"*"
     r"|tistory\.com(?![A-Za-z0-9\-])(?:/" + _URL_BODY + r"*)?)"
 )
 #: The dot a bare host is anchored on: before its "go.kr", "com/ID" or "tistory.com".
@@ -200,7 +200,7 @@ BARE_HOST_DOT = (
     + KR_SLD
     + r"(?![A-Za-z0-9\-])|(?:[A-Za-z0-9\-]+\.)*"
     + GENERIC_TLD
-    + r"/[A-Za-z0-9_~%\-]|tistory\.com(?![A-Za-z0-9\-]))"
+    + r"/[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-]))"
 )
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
 BARE_HOST_HINT = re.compile(r"\.(?:kr|tistory|" + GENERIC_TLD + r"/)")
@@ -288,7 +288,7 @@ _SERVICE_PREFIXES = frozenset(
     "1899".split()
 )
 _PHONE_CONTEXT = _context(
-    r"전화|문의처|연락처|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
+    r"전화|문의처|연락|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
 )
 #: A label right before a local number written without its area code ("연락처: 2345-6789").
 _PHONE_LABEL = re.compile(
@@ -311,9 +311,10 @@ def _accept_phone(text: str, m: re.Match, floor: int):
     return s, e
 
 
-#: A foreign number in international form: "+1 (555) 123-4567", "+44 20 7946 0958".
+#: A foreign number in international form: "+1 (555) 123-4567", "+44 20 7946 0958",
+#: "+44 7700 900461", "+49 30 12345678", "+33 6 12 34 56 78".
 _INTERNATIONAL = (
-    r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,5}){2,4}"
+    r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
     r"(?![0-9]|[.,]\d)|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{7,14}(?![0-9])"
 )
 
@@ -323,8 +324,11 @@ def _accept_any_phone(text: str, m: re.Match, floor: int):
     if value[0] != "+" or value.startswith("+82"):
         return _accept_phone(text, m, floor)
     groups = re.findall(r"\d+", value)
-    if not 8 <= sum(map(len, groups)) <= 15 or (len(groups) > 1 and len(groups[-1]) < 3):
-        return None  # "+10 20 30": scores, not a number
+    # a short last group ends a list of scores ("+10 20 30"), except in the pairs of a French
+    # number: a one-digit group after the country code, then four pairs ("+33 6 12 34 56 78")
+    pairs = len(groups) == 6 and len(groups[1]) == 1 and all(len(g) == 2 for g in groups[2:])
+    if not 8 <= sum(map(len, groups)) <= 15 or (len(groups[-1]) < 3 and not pairs):
+        return None
     return _span(m)
 
 

@@ -23,7 +23,7 @@ import string
 from collections.abc import Callable, Iterable
 
 from corpus.pii.addresses import core_of, generate_address, plain_address
-from corpus.pii.copies import aliases, find_copies, write_into
+from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
     DL_REGIONS,
     MAIL_DOMAINS,
@@ -481,19 +481,13 @@ class Pseudonymizer:
         new = self.pseudonym(kind, value)
         if part == "core":
             new = core_of(new) or new
-        return new if written == value else write_into(written, new)
+        return new if written == value else write_into(written, new, kind in DIGIT_KINDS)
 
     def apply_counted(self, text: str) -> tuple[str, list[Span], collections.Counter[str]]:
         """(pseudonymised text, replaced spans in the original's offsets, public values kept)."""
-        edits, kept = self.edits(text)
-        pieces, spans, pos = [], [], 0
-        for s, e, kind, new in edits:
-            pieces.append(text[pos:s])
-            pieces.append(new)
-            spans.append(Span(s, e, kind))
-            pos = e
-        pieces.append(text[pos:])
-        return "".join(pieces), spans, kept
+        edits, kept = self._edits(text)
+        out, spans = _written(text, edits)
+        return out, spans, collections.Counter(kept)
 
     def edits(self, text: str) -> tuple[list[tuple[int, int, str, str]], collections.Counter[str]]:
         """([(start, end, type, replacement)] in text order, public values kept by kind).
@@ -504,20 +498,24 @@ class Pseudonymizer:
         the same pseudonym. The text is read with full-width forms folded
         (`corpus.pii.width`); a pseudonym is written back in the original's width.
         """
-        kept: collections.Counter[str] = collections.Counter()
+        edits, kept = self._edits(text)
+        return edits, collections.Counter(kept)
+
+    def _edits(self, text: str) -> tuple[list[tuple[int, int, str, str]], list[str]]:
+        """`edits`, with the public values kept as a list of their `PUBLIC_KINDS` names."""
         folded, found = self.scanner.find_folded(text)
         if not found:
-            return [], kept
-        primary, public = [], []
+            return [], []
+        primary, public, kept = [], [], []
         for sp in found:
             value = folded[sp.start : sp.end]
             label = public_kind(sp.type, value)
             if label:
-                kept[label] += 1
+                kept.append(label)
                 public.append((sp.start, sp.end))
             else:
                 primary.append((sp.start, sp.end, sp.type, value))
-        alias = aliases(primary)
+        alias = aliases(primary) if len(primary) > 1 else {}
         todo = [(s, e, kind, *alias.get(i, (value, "whole"))) for i, (s, e, kind, value) in
                 enumerate(primary)]  # fmt: skip
         todo += find_copies(folded, primary, public)
@@ -529,8 +527,21 @@ class Pseudonymizer:
 
     def apply(self, text: str) -> tuple[str, list[Span]]:
         """Returns (pseudonymised text, spans in the ORIGINAL text's offsets)."""
-        out, spans, _ = self.apply_counted(text)
-        return out, spans
+        return _written(text, self._edits(text)[0])
+
+
+def _written(text: str, edits: list[tuple[int, int, str, str]]) -> tuple[str, list[Span]]:
+    """`text` with `edits` made, and the spans they replaced (in `text`'s offsets)."""
+    if not edits:
+        return text, []
+    pieces, spans, pos = [], [], 0
+    for s, e, kind, new in edits:
+        pieces.append(text[pos:s])
+        pieces.append(new)
+        spans.append(Span(s, e, kind))
+        pos = e
+    pieces.append(text[pos:])
+    return "".join(pieces), spans
 
 
 #: Detected values that are public and stay as they are, by the name they are counted under.

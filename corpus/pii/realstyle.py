@@ -72,6 +72,41 @@ def _fill(frame: str, values: list[str]) -> tuple[str, tuple[tuple[int, int], ..
     return "".join(out), tuple(spans)
 
 
+#: The sentence frames of the forms whose value is drawn first (`_one_of`).
+_FRAMES = {
+    "written_email": (
+        "자료는 {}로 보내 주세요.",
+        "문의 메일: {}",
+        "제 이메일 {}으로 연락 바랍니다.",
+        "답변은 {} 로 부탁드립니다.",
+    ),
+    "phone_variant": (
+        "연락처는 {}입니다.",
+        "급한 일은 {}로 전화 주세요.",
+        "휴대폰 {} (저녁에만 받습니다)",
+        "{} 으로 문자 주시면 답장 드립니다.",
+    ),
+    "bare_host": (
+        "자세한 내용은 제 블로그 {}에 올렸습니다.",
+        "증거 영상: {}",
+        "{} 에 피해 사례를 모아 두었습니다.",
+        "관련 글({})을 참고해 주세요.",
+    ),
+    "foreign_phone": (
+        "해외에 있는 아들 번호는 {}입니다.",
+        "현지 연락처 {}로 연락이 안 됩니다.",
+        "{} (미국 휴대폰)",
+        "대사관에서 알려준 번호 {}도 불통입니다.",
+    ),
+}
+
+
+def _one_of(rng: random.Random, values: list[str], frames: list[str]) -> tuple[str, list[str]]:
+    """One of `values` in one of `frames` (drawn in this order: the seeds' sets depend on it)."""
+    value = rng.choice(values)
+    return rng.choice(frames), [value]
+
+
 def _num(rng: random.Random, lo: int, hi: int) -> str:
     return str(rng.randint(lo, hi))
 
@@ -143,89 +178,57 @@ def _written_email(rng: random.Random) -> tuple[str, list[str]]:
     user = _user(rng)
     domain = rng.choice(["naver", "daum", "gmail", "hanmail", "nate"])
     tld = "net" if domain in ("daum", "hanmail") else "com"
-    value = rng.choice(
-        [
-            f"{user} at {domain}.{tld}",
-            f"{user}(at){domain}.{tld}",
-            f"{user} [at] {domain} [dot] {tld}",
-            f"{user} @ {domain}.{tld}",
-            f"{user}＠{domain}.{tld}",
-            f"{user}[at]{domain}.{tld}",
-        ]
-    )
-    frames = [
-        "자료는 {}로 보내 주세요.",
-        "문의 메일: {}",
-        "제 이메일 {}으로 연락 바랍니다.",
-        "답변은 {} 로 부탁드립니다.",
+    values = [
+        f"{user} at {domain}.{tld}",
+        f"{user}(at){domain}.{tld}",
+        f"{user} [at] {domain} [dot] {tld}",
+        f"{user} @ {domain}.{tld}",
+        f"{user}＠{domain}.{tld}",
+        f"{user}[at]{domain}.{tld}",
     ]
-    return rng.choice(frames), [value]
+    return _one_of(rng, values, _FRAMES["written_email"])
 
 
 def _phone_variant(rng: random.Random) -> tuple[str, list[str]]:
     mid, last = _num(rng, 2000, 9999), _num(rng, 1000, 9999)
     wide = "".join(chr(ord(c) + 0xFEE0) for c in f"010-{mid}-{last}")
     words = "공일공 " + "".join(_KD[int(c)] for c in mid) + " " + "".join(_KD[int(c)] for c in last)
-    value = rng.choice(
-        [
-            wide,
-            f"010 - {mid} - {last}",
-            f"010 -{mid}- {last}",
-            words,
-            f"02 - {mid[:3]} - {last}",
-            f"０１０ {''.join(chr(ord(c) + 0xFEE0) for c in mid)} {last}",
-        ]
-    )
-    frames = [
-        "연락처는 {}입니다.",
-        "급한 일은 {}로 전화 주세요.",
-        "휴대폰 {} (저녁에만 받습니다)",
-        "{} 으로 문자 주시면 답장 드립니다.",
+    values = [
+        wide,
+        f"010 - {mid} - {last}",
+        f"010 -{mid}- {last}",
+        words,
+        f"02 - {mid[:3]} - {last}",
+        f"０１０ {''.join(chr(ord(c) + 0xFEE0) for c in mid)} {last}",
     ]
-    return rng.choice(frames), [value]
+    return _one_of(rng, values, _FRAMES["phone_variant"])
 
 
 def _bare_host(rng: random.Random) -> tuple[str, list[str]]:
     user = _user(rng)
     post = _num(rng, 100000000, 999999999)
-    value = rng.choice(
-        [
-            f"blog.naver.com/{user}/{post}",
-            f"m.blog.naver.com/{user}",
-            f"cafe.daum.net/{user}",
-            f"youtu.be/{user}X{post[:3]}",
-            f"instagram.com/{user}",
-            f"{user}.tistory.com",
-            f"{user}.tistory.com/{post[:3]}",
-        ]
-    )
-    frames = [
-        "자세한 내용은 제 블로그 {}에 올렸습니다.",
-        "증거 영상: {}",
-        "{} 에 피해 사례를 모아 두었습니다.",
-        "관련 글({})을 참고해 주세요.",
+    values = [
+        f"blog.naver.com/{user}/{post}",
+        f"m.blog.naver.com/{user}",
+        f"cafe.daum.net/{user}",
+        f"youtu.be/{user}X{post[:3]}",
+        f"instagram.com/{user}",
+        f"{user}.tistory.com",
+        f"{user}.tistory.com/{post[:3]}",
     ]
-    return rng.choice(frames), [value]
+    return _one_of(rng, values, _FRAMES["bare_host"])
 
 
 def _foreign_phone(rng: random.Random) -> tuple[str, list[str]]:
-    value = rng.choice(
-        [
-            f"+1 ({_num(rng, 201, 989)}) {_num(rng, 200, 999)}-{_num(rng, 1000, 9999)}",
-            f"82-10-{_num(rng, 2000, 9999)}-{_num(rng, 1000, 9999)}",
-            f"+81 {_num(rng, 3, 9)}0-{_num(rng, 1000, 9999)}-{_num(rng, 1000, 9999)}",
-            f"+44 {_num(rng, 20, 79)} {_num(rng, 1000, 9999)} {_num(rng, 1000, 9999)}",
-            f"+86 1{_num(rng, 30, 89)} {_num(rng, 1000, 9999)} {_num(rng, 1000, 9999)}",
-            f"+82 10-{_num(rng, 2000, 9999)}-{_num(rng, 1000, 9999)}",
-        ]
-    )
-    frames = [
-        "해외에 있는 아들 번호는 {}입니다.",
-        "현지 연락처 {}로 연락이 안 됩니다.",
-        "{} (미국 휴대폰)",
-        "대사관에서 알려준 번호 {}도 불통입니다.",
+    values = [
+        f"+1 ({_num(rng, 201, 989)}) {_num(rng, 200, 999)}-{_num(rng, 1000, 9999)}",
+        f"82-10-{_num(rng, 2000, 9999)}-{_num(rng, 1000, 9999)}",
+        f"+81 {_num(rng, 3, 9)}0-{_num(rng, 1000, 9999)}-{_num(rng, 1000, 9999)}",
+        f"+44 {_num(rng, 20, 79)} {_num(rng, 1000, 9999)} {_num(rng, 1000, 9999)}",
+        f"+86 1{_num(rng, 30, 89)} {_num(rng, 1000, 9999)} {_num(rng, 1000, 9999)}",
+        f"+82 10-{_num(rng, 2000, 9999)}-{_num(rng, 1000, 9999)}",
     ]
-    return rng.choice(frames), [value]
+    return _one_of(rng, values, _FRAMES["foreign_phone"])
 
 
 def _plate_vehicle(rng: random.Random) -> tuple[str, list[str]]:
