@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -61,6 +62,8 @@ def _mecab():
 
 
 _LATTICE = None
+#: A morpheme's surface in Mecab's text output: each line up to its tab (``EOS`` has none).
+_SURFACE = re.compile(r"^([^\t\n]*)\t", re.MULTILINE)
 
 
 def _morphs(text: str) -> list[str]:
@@ -69,7 +72,8 @@ def _morphs(text: str) -> list[str]:
     ``MeCab.morphs`` builds a ``Morpheme`` with a parsed feature tuple per
     token and keeps only the surface; here one reused lattice is parsed and the
     surfaces are cut from its text output (``surface\\tfeature`` lines, then
-    ``EOS``). Tested equal to ``morphs`` on real text (tests/test_corpus_bm25.py).
+    ``EOS``), found in one regular-expression pass. Tested equal to ``morphs`` on real
+    text (tests/test_corpus_matching.py).
     """
     global _LATTICE
     if _LATTICE is None:
@@ -81,7 +85,7 @@ def _morphs(text: str) -> list[str]:
     lattice.set_sentence(text.replace("\n", " "))
     if not _mecab()._tagger.parse(lattice):
         return _mecab().morphs(text)
-    return [line.split("\t", 1)[0] for line in lattice.to_string().split("\n")[:-2]]
+    return _SURFACE.findall(lattice.to_string())
 
 
 def tokenize(text: str, kind: str = "morph") -> list[str]:
