@@ -398,13 +398,14 @@ class BM25Index:
         # The bounds assume non-negative weights: a tiny index whose floored idfs are not all
         # positive (mean idf <= 0) is scored exhaustively by `best_above` instead.
         self._prunable = bool((self.idf > 0).all())
-        self._doc_rows = None  # best_above's per-document rows, built on first use
         idf = self.idf[by_doc.indices]
         ratio = np.divide(by_doc.data, idf, out=np.zeros_like(by_doc.data), where=idf > 0)
         self._doc_factor = np.zeros(self.num_docs)
         np.maximum.at(self._doc_factor, np.repeat(np.arange(self.num_docs), np.diff(by_doc.indptr)),
                       ratio)  # fmt: skip
         self.weights.sort_indices()
+        term_of = np.repeat(np.arange(self.weights.shape[0], dtype=np.int64), self._df)
+        self._wkey = term_of * self.num_docs + self.weights.indices  # sorted: (term, doc)
 
     def best_above(
         self,
@@ -427,20 +428,16 @@ class BM25Index:
           documents) of its other morphemes; the rare "prefix" is taken just
           long enough for that sum to stay below ``need``, and only documents
           on the prefix morphemes' postings are candidates;
-        - per pair: the prefix part of the score (exact) plus the least of the other
-          morphemes' bounds and ``g(d)`` times their ``qtf * idf``; the pairs whose
-          bound reaches ``need`` and ``threshold * self(d)`` are scored exactly.
-
-        The per-pair loop is compiled (`corpus.bm25_candidates.best_candidates`); the
-        bounds above are computed here for all queries at once.
+        - the other morphemes' exact parts are added one at a time (largest
+          bound first), dropping pairs that can no longer reach the threshold,
+          and the few pairs left are scored exactly.
 
         `matrix` is `query_matrix(queries)` when the caller already has it.
         """
         self.prepare_bounds()
         q, lengths, oov = matrix if matrix is not None else self.query_matrix(queries)
-        q.sum_duplicates()  # canonical (sorted terms per row): the exact scores search them
         nq = q.shape[0]
-        thr = np.ascontiguousarray(np.broadcast_to(np.asarray(threshold, np.float64), (nq,)))
+        thr = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (nq,))
         best = np.full(nq, -1, dtype=np.int64)
         best_sim = np.zeros(nq)
         s_q = self.query_self_scores(q, lengths, oov) * self.alpha
@@ -479,37 +476,77 @@ class BM25Index:
         prefix = np.zeros(len(terms), dtype=bool)
         prefix[order] = ~in_suffix
         prefix &= live[rows]
-        # the suffix adds at most its bound sum, or g(d) times its qtf * idf
+        qp = sp.csr_matrix(
+            (np.ones(int(prefix.sum())), terms[prefix], np.r_[0, np.cumsum(
+                np.bincount(rows[prefix], minlength=nq))]),
+            shape=q.shape,
+        )  # fmt: skip
+        qp.data = qtf[prefix]
+        cand = (qp @ self.weights).tocsr()  # exact prefix part of each candidate's score
+        per_row = np.diff(cand.indptr)
+        pd = cand.indices
+        # the suffix adds at most its bound sum; the pair also needs thr * self(d)
         suffix_ub = np.bincount(rows, weights=np.where(prefix, 0.0, ub), minlength=nq)
         q_idf = qtf * self.idf[terms]
         suffix_idf = np.bincount(rows, weights=np.where(prefix, 0.0, q_idf), minlength=nq)
-        # the suffix morphemes per query, largest bound first (the order they are added in)
-        sfx = np.flatnonzero(~prefix & live[rows])
-        sfx = sfx[np.lexsort((-ub[sfx], rows[sfx]))]
-        sfx_ptr = np.r_[0, np.cumsum(np.bincount(rows[sfx], minlength=nq))]
-        # the prefix morphemes per query, rarest first (the order candidates are met in)
-        pfx = np.flatnonzero(prefix)
-        pfx = pfx[np.lexsort((self._df[terms[pfx]], rows[pfx]))]
-        pfx_ptr = np.r_[0, np.cumsum(np.bincount(rows[pfx], minlength=nq))]
-        from corpus.bm25_candidates import best_candidates, doc_rows  # imports Numba
-
-        w, by_doc = self.weights, self._by_doc
-        if self._doc_rows is None:
-            self._doc_rows = doc_rows(self.self_score, self._doc_factor)
-        best_candidates(
-            q.indptr, terms, qtf, pfx, pfx_ptr, live, need, thr, min_self, s_q, suffix_ub,
-            suffix_idf, sfx, sfx_ptr, ub, q_idf, w.indptr, w.indices, w.data, self._doc_rows,
-            by_doc.indptr, by_doc.indices, by_doc.data, best, best_sim,
-        )  # fmt: skip
+        # the length bound and the refine loop's first bound in one pass over every pair
+        # (most pairs fall there; the loop's first check then keeps all that are left)
+        self_d, factor = self.self_score[pd], self._doc_factor[pd]
+        rem, rem_idf = np.repeat(suffix_ub, per_row), np.repeat(suffix_idf, per_row)
+        upper = (cand.data + np.minimum(rem, factor * rem_idf)) * (1.0 + 1e-9)
+        ok = np.flatnonzero(
+            (self_d >= np.repeat(min_self, per_row))
+            & (upper >= np.repeat(need, per_row))
+            & (upper >= np.repeat(thr, per_row) * self_d)
+        )
+        pr = np.repeat(np.arange(nq), per_row)[ok]
+        pd, partial, rem, rem_idf, factor = pd[ok], cand.data[ok], rem[ok], rem_idf[ok], factor[ok]
+        # refine: add the suffix terms' exact parts one at a time (largest bound first),
+        # dropping pairs whose bound falls below what they need, until few are left
+        suffix = np.flatnonzero(~prefix & live[rows])
+        suffix = suffix[np.lexsort((-ub[suffix], rows[suffix]))]
+        counts = np.bincount(rows[suffix], minlength=nq)
+        width = int(counts.max()) if len(suffix) else 0
+        table = np.full((nq, max(width, 1)), -1, dtype=np.int64)
+        rank = np.arange(len(suffix)) - np.repeat(np.cumsum(counts) - counts, counts)
+        table[rows[suffix], rank] = suffix
+        n_docs, wkey, wdata = self.num_docs, self._wkey, self.weights.data
+        for k in range(width + 1):
+            upper = (partial + np.minimum(rem, factor * rem_idf)) * (1.0 + 1e-9)
+            ok = (upper >= need[pr]) & (upper >= thr[pr] * self.self_score[pd])
+            pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
+            rem_idf, factor = rem_idf[ok], factor[ok]
+            if k == width or len(pr) <= nq:
+                break
+            e = table[pr, k]
+            sel = np.flatnonzero(e >= 0)
+            if len(sel) == 0:
+                break
+            e = e[sel]
+            key = terms[e].astype(np.int64) * n_docs + pd[sel]
+            at = np.minimum(np.searchsorted(wkey, key), len(wkey) - 1)
+            partial[sel] += np.where(wkey[at] == key, qtf[e] * wdata[at], 0.0)
+            rem[sel] -= ub[e]
+            rem_idf[sel] -= q_idf[e]
+        if len(pr) == 0:
+            return best, best_sim
+        # exact scores: the terms of each candidate document, looked up in its query
+        v = q.shape[1]
+        qkey = rows.astype(np.int64) * v + terms
+        starts = self._by_doc.indptr[pd]
+        sizes = self._by_doc.indptr[pd + 1] - starts
+        per_pair = np.repeat(np.arange(len(pd)), sizes)
+        pos = np.arange(len(per_pair)) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+        dkey = pr[per_pair] * v + self._by_doc.indices[pos]
+        at = np.minimum(np.searchsorted(qkey, dkey), len(qkey) - 1)
+        hit = qkey[at] == dkey
+        contrib = np.where(hit, qtf[at] * self._by_doc.data[pos], 0.0)
+        score = np.bincount(per_pair, weights=contrib, minlength=len(pd))
+        sim = score / np.maximum(self.self_score[pd], s_q[pr])
+        keep = sim >= thr[pr]
+        if keep.any():
+            row_argmax(pr[keep], pd[keep], sim[keep], best, best_sim)
         return best, best_sim
-
-    def load_kernel(self) -> None:
-        """Loads `best_above`'s compiled loop for this index's array types (Numba's cache;
-        compiled there on a machine's first run, a few seconds): a worker calls it at its
-        start (`corpus.dedup.load_matcher`), so that its first batch is not the one that
-        pays, and the parent before the workers start, so that they find it compiled."""
-        if self.vocab:
-            self.best_above([[next(iter(self.vocab))]], 0.0)
 
     def _best(
         self,
@@ -570,6 +607,7 @@ class BM25Index:
             "level_self": self._level_self,
             "level_max": self._level_max,
             "doc_factor": self._doc_factor,
+            "wkey": self._wkey,
             "by_doc_data": self._by_doc.data,
             "by_doc_indices": self._by_doc.indices,
             "by_doc_indptr": self._by_doc.indptr,
@@ -580,13 +618,13 @@ class BM25Index:
         self._level_self = arrays["level_self"]
         self._level_max = arrays["level_max"]
         self._doc_factor = arrays["doc_factor"]
+        self._wkey = arrays["wkey"]
         self._by_doc = sp.csr_matrix(
             (arrays["by_doc_data"], arrays["by_doc_indices"], arrays["by_doc_indptr"]),
             shape=(self.num_docs, self.weights.shape[0]),
         )
         self._df = np.diff(self.weights.indptr)
         self._prunable = bool((self.idf > 0).all())
-        self._doc_rows = None
 
     # ------------------------------------------------------------- persistence
     def save(self, directory: str | os.PathLike) -> None:
@@ -594,7 +632,7 @@ class BM25Index:
         to `directory`, each file atomically."""
         os.makedirs(directory, exist_ok=True)
         w = self.weights
-        w.sort_indices()  # canonical postings: a mapped copy cannot be sorted later
+        w.sort_indices()  # `best_above` needs sorted postings; a mapped copy cannot be sorted
         arrays = {
             "idf": self.idf,
             "data": w.data,

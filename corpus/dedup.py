@@ -214,19 +214,13 @@ def _seed_config(cfg: MatchConfig) -> tuple[int, int, float]:
 def prepare_tables(index_dir: str, match: dict) -> None:
     """Saves the matcher's tables for `match` beside the index if they are not there yet
     (a non-default ``--overlap-chars``/``--overlap-share`` needs its own seeds), in the
-    parent, once, before the workers map them; and loads (on a machine's first run:
-    compiles into Numba's cache) `BM25Index.best_above`'s loop, so that the workers
-    find it compiled instead of each compiling it."""
+    parent, once, before the workers map them."""
     cfg = MatchConfig(**match)
-    tables = load_tables(index_dir, cfg.overlap_chars, cfg.overlap_share)
-    if tables is None:
-        log.info("%s: saving the matcher's tables beside the index %s", STAGE, index_dir)
-        save_tables(index_dir, BM25Index.load(index_dir), _load_keys(index_dir),
-                    [_seed_config(cfg)])  # fmt: skip
-        tables = load_tables(index_dir, cfg.overlap_chars, cfg.overlap_share)
-    index = BM25Index.load(index_dir)
-    index.set_bounds(tables)
-    index.load_kernel()
+    if load_tables(index_dir, cfg.overlap_chars, cfg.overlap_share) is not None:
+        return
+    log.info("%s: saving the matcher's tables beside the index %s", STAGE, index_dir)
+    keys = _load_keys(index_dir)
+    save_tables(index_dir, BM25Index.load(index_dir), keys, [_seed_config(cfg)])
 
 
 def _load_keys(index_dir: str) -> list[str]:
@@ -250,7 +244,6 @@ def load_matcher(
     tables = load_tables(index_dir, cfg.overlap_chars, cfg.overlap_share)
     near = cfg.short_chars if near_chars is None else near_chars
     matcher = Matcher(BM25Index.load(index_dir), keys, cfg, tables=tables, near_chars=near)
-    matcher.index.load_kernel()
     if phrases is not None:
         matcher.set_phrase_counts(*load_phrase_counts(phrases, len(keys)))
     return matcher

@@ -112,7 +112,7 @@ def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
     index.save(tmp_path)
     save_tables(str(tmp_path), index, keys, [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)])
     tables = load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share)
-    assert tables is not None and _mapped(tables["level_max"]) and _mapped(tables["seeds"].grams)
+    assert tables is not None and _mapped(tables["wkey"]) and _mapped(tables["seeds"].grams)
     loaded = Matcher(BM25Index.load(tmp_path), keys, cfg, tables=tables)
     assert _mapped(loaded.index.weights.data) and _mapped(loaded._by_doc.indices)  # shared
     assert not _mapped(built.index.weights.data)  # (the check can fail)
