@@ -382,7 +382,7 @@ class Matcher:
         is extended both ways character by character."""
         seeds = self._overlap_seeds(min_chars, min_share)
         n, bkeys = OVERLAP_GRAM, self.keys
-        found = seeds.find([c if len(c) >= min_chars else "" for c in keys], n)
+        found = seeds.find([c if len(c) >= min_chars else "" for c in keys], n, bkeys)
         rows: list[int] = []
         docs: list[int] = []
         lens: list[int] = []
