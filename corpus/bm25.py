@@ -390,7 +390,11 @@ class BM25Index:
             cols.append(running.copy())
             start = c + 1
         self._level_self = np.asarray(level_self)  # decreasing
-        self._level_max = np.stack(cols, axis=1)  # (V, levels), increasing along levels
+        # (V, levels), increasing along levels; float32 rounded up (still upper bounds, so no
+        # decision changes): half the resident memory of the table a worker reads most widely
+        level_max = np.stack(cols, axis=1)
+        up = level_max.astype(np.float32)
+        self._level_max = np.where(up < level_max, np.nextafter(up, np.float32(np.inf)), up)
         self._by_doc = by_doc
         self._df = np.diff(self.weights.indptr)
         # W[t, d] = idf(t) * (k1 + 1) * tf / (tf + norm(d)) <= idf(t) * g(d): one factor per

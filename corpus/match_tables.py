@@ -32,7 +32,7 @@ from corpus.index_files import load_arrays, save_arrays
 
 TABLES_DIR = "tables"
 #: Bump when a table's definition changes: older saved tables are then rebuilt.
-TABLES_VERSION = 2
+TABLES_VERSION = 3
 BOUNDS = ("level_self", "level_max", "doc_factor", "wkey", "by_doc_data", "by_doc_indices",
           "by_doc_indptr")  # fmt: skip
 SIGNATURE = ("sig_indices", "sig_indptr", "doc_weight")
