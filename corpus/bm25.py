@@ -371,9 +371,9 @@ class BM25Index:
 
         Documents are cut at `BOUND_LEVELS` quantiles of their self-score;
         ``_level_max[t, k]`` is the largest ``W[t, d]`` over documents whose
-        self-score is at least ``_level_self[k]`` (as float32, rounded up). Long benchmark sentences have
-        small weights for common morphemes, so for a long query (which can only
-        match long sentences) the bounds are tight.
+        self-score is at least ``_level_self[k]`` (as float32, rounded up). Long
+        benchmark sentences have small weights for common morphemes, so for a long
+        query (which can only match long sentences) the bounds are tight.
         """
         if getattr(self, "_level_max", None) is not None:
             return
