@@ -32,7 +32,7 @@ from corpus.index_files import load_arrays, save_arrays
 
 TABLES_DIR = "tables"
 #: Bump when a table's definition changes: older saved tables are then rebuilt.
-TABLES_VERSION = 2
+TABLES_VERSION = 3
 BOUNDS = ("level_self", "level_max", "doc_factor", "wkey", "by_doc_data", "by_doc_indices",
           "by_doc_indptr")  # fmt: skip
 SIGNATURE = ("sig_indices", "sig_indptr", "doc_weight")
@@ -116,10 +116,14 @@ class OverlapSeeds:
             hits=np.asarray(hits, dtype=np.int64),
         )
 
-    def find(self, keys: Sequence[str], gram: int) -> list[tuple[int, int, int]]:
+    def find(
+        self, keys: Sequence[str], gram: int, bench_keys: Sequence[str]
+    ) -> list[tuple[int, int, int]]:
         """(key row, position, seed row) of every `gram`-window of `keys` that is a seed, in
-        order of row then position."""
-        if not len(self.grams):
+        order of row then position. A code hit is confirmed on the gram of its first seed
+        hit, read from `bench_keys` (the keys the seeds were built from): the ``grams``
+        table (8 MB for KLUE) is then never read by a worker, nor resident."""
+        if not len(self.codes):
             return []
         rows = [r for r, k in enumerate(keys) if len(k) >= gram]
         if not rows:
@@ -133,9 +137,16 @@ class OverlapSeeds:
         k = np.searchsorted(first, cand, side="right") - 1
         cand_ok = cand + gram <= first[k + 1]  # windows inside one key
         out = []
+        start, hits, mask = self.start, self.hits, (1 << POS_BITS) - 1
+
+        def gram_of(g: int) -> str:
+            h = int(hits[start[g]])
+            p = h & mask
+            return bench_keys[h >> POS_BITS][p : p + gram]
+
         for w, kk in zip(cand[cand_ok].tolist(), k[cand_ok].tolist(), strict=True):
             g, piece = int(at[w]), text[w : w + gram]
-            while g < len(self.codes) and self.codes[g] == codes[w] and self.grams[g] != piece:
+            while g < len(self.codes) and self.codes[g] == codes[w] and gram_of(g) != piece:
                 g += 1  # a code shared by another gram
             if g < len(self.codes) and self.codes[g] == codes[w]:
                 out.append((rows[kk], w - int(first[kk]), g))

@@ -95,14 +95,16 @@ def test_overlap_seeds_equal_a_dictionary_of_the_same_seeds():
     want = [(r, i, seeds.grams.tolist().index(q[i : i + OVERLAP_GRAM]))
             for r, q in enumerate(queries) for i in range(len(q) - OVERLAP_GRAM + 1)
             if q[i : i + OVERLAP_GRAM] in ref]  # fmt: skip
-    assert seeds.find(queries, OVERLAP_GRAM) == want and len(want) > 3
-    # a code shared by two grams costs a comparison, not a wrong hit
+    assert seeds.find(queries, OVERLAP_GRAM, keys) == want and len(want) > 3
+    # a code shared by two grams costs a comparison, not a wrong hit (each hit's gram is read
+    # from its benchmark key: sentence 0 at 3, sentence 1 at 0)
+    bench = ["xyz가나다라마바사아", "하하하하하하하하"]
     clash = OverlapSeeds(grams=np.asarray(["가나다라마바사아", "하하하하하하하하"]),
                          codes=np.zeros(2, np.uint64), start=np.asarray([0, 1, 2]),
-                         hits=np.asarray([7, 9]))  # fmt: skip
+                         hits=np.asarray([0 << 20 | 3, 1 << 20 | 0]))  # fmt: skip
     code = window_codes("하하하하하하하하", OVERLAP_GRAM)[0]
     clash.codes[:] = code
-    assert clash.find(["xx하하하하하하하하"], OVERLAP_GRAM) == [(0, 2, 1)]
+    assert clash.find(["xx하하하하하하하하"], OVERLAP_GRAM, bench) == [(0, 2, 1)]
 
 
 def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
@@ -112,7 +114,7 @@ def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
     index.save(tmp_path)
     save_tables(str(tmp_path), index, keys, [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)])
     tables = load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share)
-    assert tables is not None and _mapped(tables["wkey"]) and _mapped(tables["seeds"].grams)
+    assert tables is not None and _mapped(tables["wkey"]) and _mapped(tables["seeds"].hits)
     loaded = Matcher(BM25Index.load(tmp_path), keys, cfg, tables=tables)
     assert _mapped(loaded.index.weights.data) and _mapped(loaded._by_doc.indices)  # shared
     assert not _mapped(built.index.weights.data)  # (the check can fail)

@@ -165,6 +165,26 @@ def test_overlap_seeds_find_every_pair_brute_force_finds():
                 assert best[r] == -j and got[r] == pytest.approx(s)
 
 
+def test_match_key_drops_every_symbol_whatever_the_script():
+    """`match_key`'s fast path (ASCII letters, digits and Hangul syllables only) gives the
+    key the per-character definition gives, on keys that take it and keys that do not."""
+    import random
+    import unicodedata
+
+    from corpus.normalize import NON_WORD, dedup_key
+
+    def by_character(text: str) -> str:
+        key = NON_WORD.sub("", unicodedata.normalize("NFKC", dedup_key(text)))
+        return "".join(c for c in key if unicodedata.category(c)[0] != "S")
+
+    rng = random.Random(0)
+    texts = ["정말 재미없는 영화다.", "ABC 123 가나다", "ℌ㉑ 한국어 ㈜ ₩500 ≥ ½"]
+    texts.append("漢字 ㅋㅋ ᄏᄏ ♥")
+    texts += ["".join(chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(30)) for _ in range(2000)]
+    assert [match_key(t) for t in texts] == [by_character(t) for t in texts]
+    assert match_key("가격은 ₩500, 1½개 ♥") == "가격은500112개"  # NFKC: ½ is 1⁄2, ⁄ a symbol
+
+
 def test_best_above_equals_exhaustive_scoring():
     """`BM25Index.best_above` (pruned) == full scoring for every query reaching the threshold,
     on a Zipf-like vocabulary (common tokens in most sentences, as particles are)."""
