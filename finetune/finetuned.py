@@ -153,12 +153,6 @@ def _restore(best: Path, config: ModelConfig, task: Any) -> FinetuneModel:
 
 def encode_context(loaded: LoadedModel) -> Any:
     """The `EncodeContext` the trainer built for this model (`finetune.trainer.prepare_data`)."""
-    from finetune.tasks.base import EncodeContext
+    from finetune.tasks.base import context_for
 
-    return EncodeContext(
-        tokenizer=loaded.tokenizer,
-        cls_id=loaded.cls_id,
-        sep_id=loaded.sep_id,
-        pad_id=loaded.pad_id,
-        use_token_types=loaded.use_token_types,
-    )
+    return context_for(loaded.tokenizer, loaded.special_ids, loaded.use_token_types)

@@ -46,7 +46,7 @@ import numpy as np
 
 from finetune import modeling
 from finetune.steps import build_program, eval_due, optimizer_config, plan_steps
-from finetune.tasks.base import EncodeContext, Features, Splits, Task
+from finetune.tasks.base import Features, Splits, Task, context_for
 from pretrain import checkpointing, sharding, storage, supervision
 from pretrain import train as pretrain_train
 from pretrain.metric_log import MetricLog
@@ -248,13 +248,7 @@ def prepare_data(
     splits = Splits(
         train, dev, comparable, "; ".join(notes), splits.train_source, splits.dev_source
     )
-    ctx = EncodeContext(
-        tokenizer=pre.tokenizer,
-        cls_id=pre.cls_id,
-        sep_id=pre.sep_id,
-        pad_id=pre.pad_id,
-        use_token_types=pre.use_token_types,
-    )
+    ctx = context_for(pre.tokenizer, pre.special_ids, pre.use_token_types)
     length = int(cfg["max_seq_length"])
     if length > pre.config.max_seq_length:
         raise ValueError(
