@@ -218,6 +218,8 @@ def write_export(ft: Finetuned, output_dir: str | os.PathLike, *, overwrite: boo
     if name in HEADS:
         suffix, pipeline_task, _ = HEADS[name]
         architecture = f"{prefix}{suffix}"
+        if ft.config.arch != "bert":  # transformers' RoBERTa/ELECTRA task models have no pooler
+            pmap = [entry for entry in pmap if ".pooler." not in entry[0]]
         pmap = pmap + head_param_map(ft)
     else:
         architecture, pipeline_task = f"{prefix}Model", None
@@ -254,7 +256,8 @@ def write_head(ft: Finetuned, folder: Path) -> None:
             "task_options": dict(getattr(ft.task, "options", ())),
             "encoder": "model.safetensors: the encoder, loadable with transformers AutoModel",
             "inputs": "the encoder's last hidden states [batch, length, hidden] (and the "
-            "pooler output for BERT), as finetune.modeling.FinetuneModel passes them",
+            "pooler output when the encoder has one, model.safetensors' pooler.dense), as "
+            "finetune.modeling.FinetuneModel passes them",
             "layout": "Flax: dense kernels are [in, out] (the transpose of torch nn.Linear)",
             "parameters": {k: list(v.shape) for k, v in sorted(arrays.items())},
             "load": "python -m finetune predict --task TASK --model BEST_DIR runs this head; "

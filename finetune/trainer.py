@@ -285,6 +285,8 @@ def run_task(
 
     seed = int(cfg["seed"])
     pre = modeling.with_tokens(pre, tuple(task.extra_tokens), seed)
+    if getattr(task, "needs_pooler", False):  # WoS: the GRU starts from the pooler output
+        pre = modeling.with_pooler(pre, seed)
     pre = modeling.with_dtype(pre, str(cfg["dtype"]))
     splits, train_f, dev_f = prepare_data(task, cfg, pre, data_dir, splits)
     out.mkdir(parents=True, exist_ok=True)
@@ -514,6 +516,9 @@ def _save_best(
             "task_options": dict(getattr(task, "options", ())),
             "step": step,
             "model_config": pre.config.to_dict(),
+            # Whether the encoder carries a pooler (BERT; RoBERTa when the checkpoint has one
+            # or the task added one), so `finetune.finetuned` rebuilds the same structure.
+            "pooler": pre.encoder.pooler is not None,
             "special_ids": pre.special_ids,
             "pretrained": str(pre.path),
             "scores": scores,

@@ -217,6 +217,8 @@ def write_finetuned(
 
     task = get_task(task_name, **task_options)
     pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
+    if task.needs_pooler:  # as the trainer (WoS's GRU start)
+        pre = modeling.with_pooler(pre, seed)
     pooler = pre.encoder.pooler is not None
 
     def fresh():

@@ -26,7 +26,9 @@ it. A task is an object with these members (see `Task` for the exact signatures)
   ``../shared/docs/klue-formats.md`` (one per scored unit of ``examples``), from the NumPy
   ``outputs`` of every feature row in order (padding rows already removed).
 
-Optional: ``program_key()`` -> a hashable tuple of everything of the instance that shapes the
+Optional: ``needs_pooler`` (default False): the head reads ``pooled``, so the trainer gives an
+encoder without a pooler a freshly initialised one (WoS's GRU start, as the baseline).
+``program_key()`` -> a hashable tuple of everything of the instance that shapes the
 head and the loss. The trainer compiles one program per key and process (`finetune.steps`), so
 two instances with equal keys share one. `KlueTask` gives the constructor's options (recorded
 by its ``__new__``, defaults filled in); a task without ``program_key`` gets a program of its
@@ -342,6 +344,9 @@ class KlueTask:
     name: ClassVar[str]
     metric_key: ClassVar[str]
     extra_tokens: tuple[str, ...] = ()
+    #: True when the head reads the pooled output: the trainer then gives an encoder without a
+    #: pooler a fresh one (`finetune.modeling.with_pooler`).
+    needs_pooler: bool = False
     options: tuple[tuple[str, Any], ...] = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> KlueTask:
