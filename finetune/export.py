@@ -41,10 +41,11 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import save_file
 
+from corpus.cli import report_errors
 from corpus.klue import nli as klue_nli
 from corpus.klue import ynat as klue_ynat
 from corpus.klue.ner import TAGS
-from finetune.finetuned import Finetuned, FinetunedLoadError, load_finetuned
+from finetune.finetuned import Finetuned, load_finetuned
 from pretrain import hf_export
 
 #: Task -> (transformers head class suffix, pipeline task, label names or None).
@@ -282,14 +283,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=None, help="KLUE data (RE and WoS heads need it)")
     p.add_argument("--overwrite", action="store_true", help="replace a non-empty --output")
     args = p.parse_args(argv)
-    try:
+
+    def work() -> str:
         ft = load_finetuned(args.model, args.task, data_dir=args.data_dir)
-        out = write_export(ft, args.output, overwrite=args.overwrite)
-    except (FinetunedLoadError, FileExistsError, FileNotFoundError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"wrote {out}")
-    return 0
+        return f"wrote {write_export(ft, args.output, overwrite=args.overwrite)}"
+
+    return report_errors(work)
 
 
 if __name__ == "__main__":
