@@ -206,6 +206,7 @@ def write_finetuned(
     model_folder: Path,
     seed: int = 0,
     data_dir: Path | None = None,
+    pooler: bool = False,
     **task_options,
 ) -> Path:
     """``out/best`` as the trainer writes it (`finetune.trainer._save_best`, the same code)
@@ -213,7 +214,9 @@ def write_finetuned(
     biases and LayerNorms are not trivial). The head is drawn from ``N(0, 0.05)`` with NumPy
     on an abstract model (`nnx.eval_shape`): no JAX initialiser runs, which keeps large heads
     (DP's LSTMs) cheap. ``data_dir``: read by the task first when its head is shaped by the
-    training data (RE's relations, WoS's ontology). Returns ``out/best``."""
+    training data (RE's relations, WoS's ontology). ``pooler``: give the encoder a pooler
+    even when the task does not read it (a RoBERTa checkpoint that has one). Returns
+    ``out/best``."""
     import jax
     from flax import nnx
 
@@ -225,7 +228,7 @@ def write_finetuned(
     if data_dir is not None:
         task.load_splits(data_dir, 0.5)
     pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
-    if task.needs_pooler:  # as the trainer (WoS's GRU start)
+    if task.needs_pooler or pooler:  # as the trainer (WoS's GRU start)
         pre = modeling.with_pooler(pre, seed)
     pooler = pre.encoder.pooler is not None
 
