@@ -196,7 +196,9 @@ def _template(tok: Tokenizer, ids: dict[str, int], type_vocab_size: int):
     used = {cls: ids["cls"], sep: ids["sep"]}
     if tok.post_processor is not None:
         layouts = []
-        for probe in (("a",), ("a", "b")):
+        # Probe with [CLS]'s own text: every vocabulary spells it (a BPE without an unknown
+        # token would drop a plain word, and the layout would lose its $A).
+        for probe in ((cls,), (cls, cls)):
             enc = tok.encode(*probe)
             parts: list[str] = []
             for token, tid, seq, type_id in zip(

@@ -108,3 +108,9 @@ def test_pair_separator_without_post_processor_and_unsupported_layouts():
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] [SEP] $B:1 [SEP]:1", special_tokens=specials
     )
     assert pair_separator(tok, 1, 2) == (2, 2)
+    # A BPE without an unknown token drops text it cannot spell: the probe still works.
+    bpe = Tokenizer(models.BPE({"<s>": 0, "</s>": 1, "x": 2}, []))
+    bpe.add_special_tokens(["<s>", "</s>"])
+    bpe.post_processor = processors.RobertaProcessing(("</s>", 1), ("<s>", 0))
+    assert bpe.encode("a", "b").tokens == ["<s>", "</s>", "</s>", "</s>"]
+    assert pair_separator(bpe, 0, 1) == (1, 1)

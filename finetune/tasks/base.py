@@ -156,7 +156,10 @@ def pair_separator(tokenizer: Any, cls_id: int, sep_id: int) -> tuple[int, ...]:
     """
     if getattr(tokenizer, "post_processor", None) is None:
         return (sep_id,)
-    enc = tokenizer.encode("a", "b")
+    # The probe texts are the [CLS] token itself: every vocabulary has it (a plain word may
+    # tokenize to nothing where a BPE has no unknown token), and it keeps its sequence id.
+    probe = tokenizer.id_to_token(cls_id)
+    enc = tokenizer.encode(probe, probe)
     groups: list[list[int]] = [[]]
     last_seq: int | None = None
     for tid, seq in zip(enc.ids, enc.sequence_ids, strict=True):
