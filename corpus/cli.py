@@ -4,6 +4,9 @@
 points. `run` wraps a stage's ``main`` so that bad input, a refused output
 folder or a failed shard end with one ``error: file:line: reason`` line and
 exit status 2, never a bare traceback; Ctrl-C ends with one line and status 130.
+`report_errors` is the same error exit for a ``main`` that returns its status
+(the export and predict commands of ``pretrain`` and ``finetune``, which tests
+call in-process).
 """
 
 from __future__ import annotations
@@ -47,6 +50,24 @@ def run(main: Callable[[], int | None]) -> None:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     sys.exit(code or 0)
+
+
+def report_errors(
+    work: Callable[[], str],
+    *,
+    prog: str = "",
+    errors: tuple[type[BaseException], ...] = USER_ERRORS,
+) -> int:
+    """Runs ``work`` and returns an exit status: 0 after printing the line it returns (e.g.
+    ``wrote OUT``), 2 after printing ``[PROG: ]error: MESSAGE`` on stderr when it raises one
+    of ``errors`` (a user error: bad input, a refused folder), never a traceback."""
+    try:
+        done = work()
+    except errors as err:
+        print(f"{prog + ': ' if prog else ''}error: {err}", file=sys.stderr)
+        return 2
+    print(done)
+    return 0
 
 
 def print_index(package: str, summary: str, stages: dict[str, str]) -> None:

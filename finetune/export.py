@@ -41,10 +41,11 @@ from typing import Any
 import numpy as np
 from safetensors.numpy import save_file
 
+from corpus.cli import report_errors
 from corpus.klue import nli as klue_nli
 from corpus.klue import ynat as klue_ynat
 from corpus.klue.ner import TAGS
-from finetune.finetuned import Finetuned, FinetunedLoadError, load_finetuned
+from finetune.finetuned import Finetuned, load_finetuned
 from pretrain import hf_export
 
 #: Task -> (transformers head class suffix, pipeline task, label names or None).
@@ -218,6 +219,8 @@ def write_export(ft: Finetuned, output_dir: str | os.PathLike, *, overwrite: boo
     if name in HEADS:
         suffix, pipeline_task, _ = HEADS[name]
         architecture = f"{prefix}{suffix}"
+        if ft.config.arch != "bert":  # transformers' RoBERTa/ELECTRA task models have no pooler
+            pmap = [entry for entry in pmap if ".pooler." not in entry[0]]
         pmap = pmap + head_param_map(ft)
     else:
         architecture, pipeline_task = f"{prefix}Model", None
@@ -254,7 +257,8 @@ def write_head(ft: Finetuned, folder: Path) -> None:
             "task_options": dict(getattr(ft.task, "options", ())),
             "encoder": "model.safetensors: the encoder, loadable with transformers AutoModel",
             "inputs": "the encoder's last hidden states [batch, length, hidden] (and the "
-            "pooler output for BERT), as finetune.modeling.FinetuneModel passes them",
+            "pooler output when the encoder has one, model.safetensors' pooler.dense), as "
+            "finetune.modeling.FinetuneModel passes them",
             "layout": "Flax: dense kernels are [in, out] (the transpose of torch nn.Linear)",
             "parameters": {k: list(v.shape) for k, v in sorted(arrays.items())},
             "load": "python -m finetune predict --task TASK --model BEST_DIR runs this head; "
@@ -279,14 +283,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", default=None, help="KLUE data (RE and WoS heads need it)")
     p.add_argument("--overwrite", action="store_true", help="replace a non-empty --output")
     args = p.parse_args(argv)
-    try:
+
+    def work() -> str:
         ft = load_finetuned(args.model, args.task, data_dir=args.data_dir)
-        out = write_export(ft, args.output, overwrite=args.overwrite)
-    except (FinetunedLoadError, FileExistsError, FileNotFoundError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"wrote {out}")
-    return 0
+        return f"wrote {write_export(ft, args.output, overwrite=args.overwrite)}"
+
+    return report_errors(work)
 
 
 if __name__ == "__main__":

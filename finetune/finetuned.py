@@ -107,7 +107,8 @@ def load_finetuned(
         task.load_splits(data_dir, 0.5)
     config = ModelConfig.from_dict(meta["model_config"]).replace(dtype="float32")
     tokenizer = Tokenizer.from_file(str(best / "tokenizer.json"))
-    model = _restore(best, config, task)
+    # Folders written before "pooler" was recorded: only BERT carried one.
+    model = _restore(best, config, task, bool(meta.get("pooler", config.arch == "bert")))
     loaded = LoadedModel(
         encoder=model.encoder,
         config=config,
@@ -121,7 +122,7 @@ def load_finetuned(
     return Finetuned(task=task, model=model, loaded=loaded, meta=meta)
 
 
-def _restore(best: Path, config: ModelConfig, task: Any) -> FinetuneModel:
+def _restore(best: Path, config: ModelConfig, task: Any, pooler: bool) -> FinetuneModel:
     """`FinetuneModel` with the parameters of ``best/params`` (on the host).
 
     The model is built abstractly (`nnx.eval_shape`: no initialisation is computed, only
@@ -135,8 +136,7 @@ def _restore(best: Path, config: ModelConfig, task: Any) -> FinetuneModel:
     from pretrain.models import concrete_rest
 
     def fresh() -> FinetuneModel:
-        # BERT always carries its pooler (loaded or freshly drawn); RoBERTa and ELECTRA none.
-        return FinetuneModel(config, task, add_pooler=config.arch == "bert", rngs=nnx.Rngs(0))
+        return FinetuneModel(config, task, add_pooler=pooler, rngs=nnx.Rngs(0))
 
     with jax.default_device(_host_device()):
         graphdef, abstract, rest = nnx.split(nnx.eval_shape(fresh), nnx.Param, ...)
@@ -153,12 +153,6 @@ def _restore(best: Path, config: ModelConfig, task: Any) -> FinetuneModel:
 
 def encode_context(loaded: LoadedModel) -> Any:
     """The `EncodeContext` the trainer built for this model (`finetune.trainer.prepare_data`)."""
-    from finetune.tasks.base import EncodeContext
+    from finetune.tasks.base import context_for
 
-    return EncodeContext(
-        tokenizer=loaded.tokenizer,
-        cls_id=loaded.cls_id,
-        sep_id=loaded.sep_id,
-        pad_id=loaded.pad_id,
-        use_token_types=loaded.use_token_types,
-    )
+    return context_for(loaded.tokenizer, loaded.special_ids, loaded.use_token_types)

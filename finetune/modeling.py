@@ -17,7 +17,7 @@ import jax
 import numpy as np
 from flax import nnx
 
-from finetune.pretrained import LoadedModel, ModelLoadError, add_tokens, load_encoder
+from finetune.pretrained import LoadedModel, ModelLoadError, add_pooler, add_tokens, load_encoder
 from pretrain import models
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "build_model",
     "load_pretrained",
     "with_dtype",
+    "with_pooler",
     "with_tokens",
 ]
 
@@ -66,6 +67,12 @@ def with_tokens(loaded: LoadedModel, tokens: tuple[str, ...], seed: int) -> Load
 
     copy = dataclasses.replace(loaded, tokenizer=Tokenizer.from_str(loaded.tokenizer.to_str()))
     return add_tokens(copy, tuple(tokens), seed=seed)
+
+
+def with_pooler(loaded: LoadedModel, seed: int) -> LoadedModel:
+    """A copy whose encoder has a pooler (the checkpoint's, else fresh from ``seed``:
+    `finetune.pretrained.add_pooler`), for a task whose head reads the pooled output."""
+    return add_pooler(loaded, seed)
 
 
 def with_dtype(loaded: LoadedModel, dtype: str) -> LoadedModel:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from corpus.cli import report_errors
 from corpus.klue.blocks import Block, iter_parsed
 from corpus.klue.files import FieldReader, SplitFile, iter_objects
 from corpus.klue.mrc import MrcExample, _answers
@@ -205,18 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from finetune import prediction_files
 
-    try:
+    def work() -> str:
         ft = load_finetuned(args.model, args.task, data_dir=args.data_dir)
         length = _max_seq_length(ft, args.max_seq_length)
         preds = predict_file(ft, args.input, length, args.batch_size)
         n = prediction_files.write_predictions(
             args.task, preds, args.output, relations=getattr(ft.task, "relations", None)
         )
-    except (FinetunedLoadError, InputError, FileNotFoundError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(f"wrote {n} predictions to {args.output}")
-    return 0
+        return f"wrote {n} predictions to {args.output}"
+
+    return report_errors(work)
 
 
 if __name__ == "__main__":

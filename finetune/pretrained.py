@@ -27,7 +27,9 @@ therefore gives every segment type 0 for such models, and ``use_token_types`` is
 
 Bad input raises `ModelLoadError` (a ValueError) naming the path and what is wrong; the CLI
 prints it and exits 2. Pretraining heads (MLM, NSP) are not loaded; BERT's pooler is loaded
-when present and freshly initialised otherwise (listed in ``LoadedModel.fresh``).
+when present and freshly initialised otherwise (listed in ``LoadedModel.fresh``); RoBERTa's
+(and XLM-R's) is loaded when the checkpoint has one (the released KLUE-RoBERTa folders do) and
+absent otherwise, logged; `add_pooler` gives one to a task that needs it (WoS's GRU start).
 """
 
 from __future__ import annotations
@@ -194,7 +196,9 @@ def _template(tok: Tokenizer, ids: dict[str, int], type_vocab_size: int):
     used = {cls: ids["cls"], sep: ids["sep"]}
     if tok.post_processor is not None:
         layouts = []
-        for probe in (("a",), ("a", "b")):
+        # Probe with [CLS]'s own text: every vocabulary spells it (a BPE without an unknown
+        # token would drop a plain word, and the layout would lose its $A).
+        for probe in ((cls,), (cls, cls)):
             enc = tok.encode(*probe)
             parts: list[str] = []
             for token, tid, seq, type_id in zip(
@@ -354,6 +358,12 @@ def load_encoder(
     _check_fit(config, tok, ids, tok_dir)
     if fresh:
         logging.warning("%s: not in the checkpoint, freshly initialised: %s", path, fresh)
+    if config.arch == "roberta" and encoder.pooler is None:
+        logging.info(
+            "%s: no RoBERTa pooler weights (roberta.pooler.dense); the sentence heads do not "
+            "use one, a task that does (WoS) gets a freshly initialised one",
+            path,
+        )
     return LoadedModel(
         encoder=encoder,
         config=config,
@@ -400,6 +410,28 @@ def add_tokens(loaded: LoadedModel, tokens: list[str] | tuple[str, ...], seed: i
         table = jnp.concatenate([old_table, extra.astype(old_table.dtype)])
         encoder.embeddings.word_embeddings.embedding.set_value(table)
     return dataclasses.replace(loaded, encoder=encoder, config=new_config)
+
+
+def add_pooler(loaded: LoadedModel, seed: int = 0) -> LoadedModel:
+    """``loaded`` with a pooler (dense + tanh on the first token) on its encoder.
+
+    An encoder that has one (BERT; a RoBERTa checkpoint with ``roberta.pooler.dense``) is
+    returned as it is. Otherwise (a RoBERTa checkpoint without pooler weights, our own RoBERTa
+    pretraining, ELECTRA) a pooler is drawn from ``seed`` as transformers initialises one a
+    checkpoint lacks (kernel ``normal(0, initializer_range)``, bias 0), named in ``fresh`` and
+    logged. Returns a new `LoadedModel`; the given one is unchanged.
+    """
+    if loaded.encoder.pooler is not None:
+        return loaded
+    with jax.default_device(_host_device()):
+        encoder = Encoder(loaded.config, rngs=nnx.Rngs(seed), add_pooler=True)
+        nnx.update(encoder, nnx.state(loaded.encoder, nnx.Param))
+    logging.warning(
+        "%s: the checkpoint has no pooler weights; the pooler is freshly initialised (seed %d)",
+        loaded.path,
+        seed,
+    )
+    return dataclasses.replace(loaded, encoder=encoder, fresh=(*loaded.fresh, "pooler"))
 
 
 def _rebuilt(encoder: Encoder, config: ModelConfig) -> Encoder:

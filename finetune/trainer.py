@@ -46,7 +46,7 @@ import numpy as np
 
 from finetune import modeling
 from finetune.steps import build_program, eval_due, optimizer_config, plan_steps
-from finetune.tasks.base import EncodeContext, Features, Splits, Task
+from finetune.tasks.base import Features, Splits, Task, context_for
 from pretrain import checkpointing, sharding, storage, supervision
 from pretrain import train as pretrain_train
 from pretrain.metric_log import MetricLog
@@ -248,13 +248,7 @@ def prepare_data(
     splits = Splits(
         train, dev, comparable, "; ".join(notes), splits.train_source, splits.dev_source
     )
-    ctx = EncodeContext(
-        tokenizer=pre.tokenizer,
-        cls_id=pre.cls_id,
-        sep_id=pre.sep_id,
-        pad_id=pre.pad_id,
-        use_token_types=pre.use_token_types,
-    )
+    ctx = context_for(pre.tokenizer, pre.special_ids, pre.use_token_types)
     length = int(cfg["max_seq_length"])
     if length > pre.config.max_seq_length:
         raise ValueError(
@@ -291,6 +285,8 @@ def run_task(
 
     seed = int(cfg["seed"])
     pre = modeling.with_tokens(pre, tuple(task.extra_tokens), seed)
+    if getattr(task, "needs_pooler", False):  # WoS: the GRU starts from the pooler output
+        pre = modeling.with_pooler(pre, seed)
     pre = modeling.with_dtype(pre, str(cfg["dtype"]))
     splits, train_f, dev_f = prepare_data(task, cfg, pre, data_dir, splits)
     out.mkdir(parents=True, exist_ok=True)
@@ -520,6 +516,9 @@ def _save_best(
             "task_options": dict(getattr(task, "options", ())),
             "step": step,
             "model_config": pre.config.to_dict(),
+            # Whether the encoder carries a pooler (BERT; RoBERTa when the checkpoint has one
+            # or the task added one), so `finetune.finetuned` rebuilds the same structure.
+            "pooler": pre.encoder.pooler is not None,
             "special_ids": pre.special_ids,
             "pretrained": str(pre.path),
             "scores": scores,

@@ -22,6 +22,7 @@ from typing import Any
 
 from etils import epath
 
+from corpus.cli import USER_ERRORS, report_errors
 from pretrain import hf_export, storage
 
 VERIFY_TOLERANCE = 1e-4  # max abs logit difference in float32
@@ -207,7 +208,8 @@ def _verify(model: Any, folder: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    try:
+
+    def work() -> str:
         out = export(
             args.workdir,
             args.output,
@@ -218,11 +220,9 @@ def main(argv: list[str] | None = None) -> int:
             overwrite=args.overwrite,
             verify=args.verify,
         )
-    except (FileNotFoundError, FileExistsError, ValueError, ImportError) as err:
-        print(f"pretrain.export: error: {err}", file=sys.stderr)
-        return 2
-    print(f"wrote {out}")
-    return 0
+        return f"wrote {out}"
+
+    return report_errors(work, prog="pretrain.export", errors=(*USER_ERRORS, ImportError))
 
 
 if __name__ == "__main__":

@@ -461,6 +461,9 @@ class HFTensors(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self._where)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._where  # without reading the tensor (Mapping's default does)
+
     def renamed(self, rename: Callable[[str], str]) -> HFTensors:
         return HFTensors({rename(name): where for name, where in self._where.items()})
 
@@ -595,9 +598,12 @@ def load_hf_encoder(
     Returns ``(config, encoder, fresh)``: every embedding and layer weight must be in the
     folder; BERT's pooler is taken when present and otherwise freshly initialised (from
     ``seed``), as transformers does for ``BertForSequenceClassification`` from a
-    ``BertForMaskedLM`` checkpoint; ``fresh`` names such weights. RoBERTa and ELECTRA get no
-    pooler (transformers' RoBERTa and ELECTRA task heads do not use it). Pretraining heads
-    (MLM, NSP, ELECTRA's discriminator head), tied or not, are ignored.
+    ``BertForMaskedLM`` checkpoint; ``fresh`` names such weights. RoBERTa (and XLM-R) get the
+    checkpoint's pooler when it has one (``roberta.pooler.dense``, as the released KLUE-RoBERTa
+    folders; transformers' ``RobertaModel`` loads it, and the KLUE baseline's WoS starts its
+    GRU from it) and none otherwise (its sentence heads do not use one; a task that needs
+    one adds it with `finetune.modeling.with_pooler`). ELECTRA has no pooler. Pretraining
+    heads (MLM, NSP, ELECTRA's discriminator head), tied or not, are ignored.
     """
     from flax import nnx
 
@@ -605,7 +611,10 @@ def load_hf_encoder(
     config = read_hf_config(folder, dtype=dtype)
     base = hf_layouts.BASE_PREFIX[config.arch]
     tensors = _normalise_names(read_hf_tensors(folder), base)
-    encoder = Encoder(config, rngs=nnx.Rngs(params=seed, dropout=seed + 1))
+    pooler = config.arch == "bert" or (
+        config.arch == "roberta" and f"{base}.pooler.dense.weight" in tensors
+    )
+    encoder = Encoder(config, rngs=nnx.Rngs(params=seed, dropout=seed + 1), add_pooler=pooler)
     missing = _assign(folder, tensors, encoder_param_map(encoder))
     if [n for n in missing if not n.startswith(HEAD_PREFIXES)]:
         raise ValueError(_missing_message(folder, missing))

@@ -201,13 +201,22 @@ def fit_full_batch(
 
 
 def write_finetuned(
-    out: Path, task_name: str, model_folder: Path, seed: int = 0, **task_options
+    out: Path,
+    task_name: str,
+    model_folder: Path,
+    seed: int = 0,
+    data_dir: Path | None = None,
+    pooler: bool = False,
+    **task_options,
 ) -> Path:
     """``out/best`` as the trainer writes it (`finetune.trainer._save_best`, the same code)
     for ``task_name`` on the encoder of ``model_folder`` (every weight then perturbed, so
     biases and LayerNorms are not trivial). The head is drawn from ``N(0, 0.05)`` with NumPy
     on an abstract model (`nnx.eval_shape`): no JAX initialiser runs, which keeps large heads
-    (DP's LSTMs) cheap. Returns ``out/best``."""
+    (DP's LSTMs) cheap. ``data_dir``: read by the task first when its head is shaped by the
+    training data (RE's relations, WoS's ontology). ``pooler``: give the encoder a pooler
+    even when the task does not read it (a RoBERTa checkpoint that has one). Returns
+    ``out/best``."""
     import jax
     from flax import nnx
 
@@ -216,7 +225,11 @@ def write_finetuned(
     from pretrain.models import concrete_rest
 
     task = get_task(task_name, **task_options)
+    if data_dir is not None:
+        task.load_splits(data_dir, 0.5)
     pre = modeling.with_tokens(modeling.load_pretrained(model_folder), task.extra_tokens, seed)
+    if task.needs_pooler or pooler:  # as the trainer (WoS's GRU start)
+        pre = modeling.with_pooler(pre, seed)
     pooler = pre.encoder.pooler is not None
 
     def fresh():

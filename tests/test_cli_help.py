@@ -79,3 +79,26 @@ def test_data_dir_is_the_parent_of_klue_and_the_klue_folder_is_accepted(tmp_path
         assert klue_folder(str(klue)) == str(klue)
     assert any("the convention is its parent" in r.getMessage() for r in caplog.records)
     assert klue_folder(None) is None
+
+
+def test_report_errors_prints_one_line_and_exits_2_on_user_errors(capsys):
+    """The exit shape of the export and predict commands (`corpus.cli.report_errors`)."""
+    from corpus.cli import report_errors
+    from corpus.textio import InputError
+
+    assert report_errors(lambda: "wrote out/") == 0
+    assert capsys.readouterr().out == "wrote out/\n"
+
+    def bad_input() -> str:
+        raise InputError("x.json", 3, "missing field: 'title'")
+
+    assert report_errors(bad_input) == 2
+    assert capsys.readouterr().err == "error: x.json:3: missing field: 'title'\n"
+
+    def no_torch() -> str:
+        raise ImportError("torch is needed")
+
+    assert report_errors(no_torch, prog="pretrain.export", errors=(ImportError,)) == 2
+    assert capsys.readouterr().err == "pretrain.export: error: torch is needed\n"
+    with pytest.raises(ImportError):  # not a user error here: the traceback stays
+        report_errors(no_torch)

@@ -85,6 +85,28 @@ def test_task_trains_and_its_predictions_score(task_name, klue_dir, finetuned, c
     assert ("DP UAS" if task_name == "dp" else "DST JGA") in table
 
 
+@pytest.mark.parametrize("task_name", list(SOURCES))
+def test_predict_on_the_dev_file_gives_the_trainers_predictions(
+    task_name, klue_dir, finetuned, tmp_path, capsys
+):
+    """``python -m finetune predict`` with the run's best/ on the dev file (official format)
+    writes what the trainer wrote for its best checkpoint, which `finetune.evaluate` scores."""
+    from finetune import predict
+
+    out = finetuned / task_name
+    dev = klue.locate(task_name, "dev", klue_dir)
+    preds = tmp_path / "preds.jsonl"
+    argv = ["--task", task_name, "--model", str(out / trainer.BEST_DIR), "--input", dev]
+    argv += ["--output", str(preds), "--data-dir", str(klue_dir), "--batch-size=4"]
+    assert predict.main(argv) == 0
+    assert preds.read_text() == (out / trainer.PREDICTIONS).read_text()
+    capsys.readouterr()
+    assert evaluate.main(["--task", task_name, "--predictions", str(preds), "--gold", dev]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    written = json.loads((out / trainer.METRICS).read_text())["scores"]
+    assert printed == pytest.approx(written, nan_ok=True)
+
+
 def test_command_line_overrides_reach_every_task_config():
     """``--config.max_seq_length=128`` with the common config must reach RE (own default 256)
     even though 128 is the common default; fields left alone keep each task's own value."""

@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 import pytest
+from safetensors import safe_open
 
 from corpus import klue
 from corpus.klue.mrc import Answer, MrcExample
@@ -44,9 +45,9 @@ def encoders(tmp_path_factory):
     return root, folders, write_klue_data(root / "klue", n_train=4, n_dev=6)
 
 
-def _exported(encoders, task: str, arch: str, tmp_path):
+def _exported(encoders, task: str, arch: str, tmp_path, pooler: bool = False):
     root, folders, _ = encoders
-    best = write_finetuned(tmp_path / "ft", task, folders[arch], seed=len(task))
+    best = write_finetuned(tmp_path / "ft", task, folders[arch], seed=len(task), pooler=pooler)
     ft = load_finetuned(best, task)
     return ft, export.write_export(ft, tmp_path / "hf")
 
@@ -57,7 +58,12 @@ def _tensors(enc) -> dict:
 
 @pytest.mark.parametrize(("task", "arch"), [("ynat", "bert"), ("nli", "roberta"), ("sts", "bert")])
 def test_sequence_classification_pipeline_gives_our_outputs(encoders, task, arch, tmp_path):
-    ft, folder = _exported(encoders, task, arch, tmp_path)
+    # RoBERTa with a pooler (as klue/roberta-*): RobertaForSequenceClassification has none, so
+    # the export leaves it out; BERT's classifier reads it, so it stays.
+    ft, folder = _exported(encoders, task, arch, tmp_path, pooler=True)
+    assert ft.model.encoder.pooler is not None
+    with safe_open(str(folder / "model.safetensors"), framework="numpy") as f:
+        assert any(".pooler." in k for k in f.keys()) == (arch == "bert")
     config = json.loads((folder / "config.json").read_text())
     assert config["architectures"] == [f"{export.ARCH_CLASS[arch]}ForSequenceClassification"]
     examples = klue.load(task, "dev", encoders[2])[:4]

@@ -9,6 +9,11 @@ and MRC:
 * the predictions equal the task's decoding of the model run on all rows at once (batching
   and its weight-0 filler rows change nothing);
 * the same file without its labels (a test split) gives a byte-identical prediction file.
+
+RE (its head shaped by ``relation_list.json``, hence ``--data-dir``) is checked the same way
+on its official file (its reader needs the label field). DP and WoS, whose compiled heads
+are the costly ones, are checked in ``test_finetune_dp_wos_e2e`` on the models that test
+trains: ``predict`` on the dev file writes the trainer's own predictions, byte for byte.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ FILES = {
     "ner": "klue-ner-v1.1/klue-ner-v1.1_train.tsv",
     "mrc": "klue-mrc-v1.1/klue-mrc-v1.1_dev.json",
 }
+RE_FILE = FIXTURES / "klue-re-v1.1" / "klue-re-v1.1_train.json"
 LENGTH = 48
 
 
@@ -44,6 +50,7 @@ def encoder(tmp_path_factory) -> Path:
         for ex in klue._READERS[task](path):
             fields = ("title", "sentence", "context", "question", "premise", "hypothesis")
             texts += [getattr(ex, f, "") for f in (*fields, "sentence1", "sentence2")]
+    texts += [ex.sentence for ex in klue._READERS["re"](klue.SplitFile(RE_FILE))]
     root = tmp_path_factory.mktemp("predict")
     tok = write_tokenizer(root / "tok", [t for t in texts if t])
     return write_tiny_model(root / "hf", tok, arch="bert", num_layers=1)
@@ -109,6 +116,41 @@ def test_predictions_score_and_do_not_need_labels(task, encoder, tmp_path, capsy
     out2 = tmp_path / "test.jsonl"
     assert predict.main([*args, "--input", str(test), "--output", str(out2), "--batch-size=3"]) == 0
     assert out2.read_bytes() == out.read_bytes()
+
+
+def test_re_predictions_score_with_the_relation_list(encoder, tmp_path, capsys):
+    data = tmp_path / "klue"
+    shutil.copytree(RE_FILE.parent, data / RE_FILE.parent.name)
+    shutil.copy(RE_FILE, data / RE_FILE.parent.name / "klue-re-v1.1_dev.json")
+    best = write_finetuned(tmp_path / "ft", "re", encoder, seed=2, data_dir=data)
+    out = tmp_path / "preds.jsonl"
+    argv = ["--task", "re", "--model", str(best), "--input", str(RE_FILE), "--output", str(out)]
+    argv += ["--max-seq-length", str(LENGTH), "--batch-size=2"]
+    assert predict.main(argv) == 2  # the head's relation list comes from the data
+    assert "pass --data-dir" in capsys.readouterr().err
+    assert predict.main([*argv, "--data-dir", str(data)]) == 0
+    records = prediction_files.read_predictions("re", out)
+    examples = list(klue._READERS["re"](klue.SplitFile(RE_FILE)))
+    relations = klue.relations(data)
+    assert [r["guid"] for r in records] == [ex.guid for ex in examples]
+    assert all(len(r["probs"]) == len(relations) == 30 for r in records)
+    expected = prediction_files.score_predictions("re", records, examples, relations=relations)
+    capsys.readouterr()
+    assert evaluate.main(["--task", "re", "--predictions", str(out), "--gold", str(RE_FILE)]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed == pytest.approx(expected, abs=1e-9) and set(printed) == {
+        "re_micro_f1",
+        "re_auprc",
+    }
+    # The task's decoding of all rows in one batch (jitted: op by op costs ~10 s here).
+    ft = load_finetuned(best, "re", data_dir=str(data))
+    features = ft.task.encode(examples, encode_context(ft.loaded), LENGTH, False)
+    outputs = predict.head_outputs(ft, features, len(features))
+    direct = json.loads(json.dumps(ft.task.predict(outputs, features, examples)))
+    assert [r["label"] for r in records] == [r["label"] for r in direct]
+    np.testing.assert_allclose(
+        [r["probs"] for r in records], [r["probs"] for r in direct], atol=1e-5
+    )
 
 
 def test_predict_errors_name_the_problem(encoder, tmp_path, capsys):

@@ -80,7 +80,7 @@ def _stock_folder(kind: str, tmp_path: Path) -> tuple[Path, object]:
             **SHAPE,
         )
         model = tf.RobertaForSequenceClassification(config)
-    else:  # a bare RobertaModel: names without the "roberta." prefix, a pooler we ignore
+    else:  # a bare RobertaModel: names without the "roberta." prefix, with a pooler
         config = tf.RobertaConfig(
             vocab_size=n, max_position_embeddings=40, pad_token_id=1, type_vocab_size=1, **SHAPE
         )
@@ -156,6 +156,18 @@ def test_stock_transformers_folder_gives_their_outputs(kind, tmp_path):
         )
         logits = x @ weights["classifier.out_proj.weight"].T + weights["classifier.out_proj.bias"]
         assert np.abs(out.logits.numpy() - logits).max() <= 1e-4
+        # No pooler in RobertaForSequenceClassification: a task that needs one gets it fresh,
+        # N(0, initializer_range) from the seed, the encoder's own weights unchanged.
+        with_pooler = pretrained.add_pooler(loaded, seed=3)
+        assert with_pooler.fresh == ("pooler",) and loaded.encoder.pooler is None
+        again = pretrained.add_pooler(loaded, seed=3).encoder.pooler.kernel[...]
+        kernel = np.asarray(with_pooler.encoder.pooler.kernel[...])
+        assert np.array_equal(kernel, np.asarray(again)) and 0.01 < kernel.std() < 0.03
+        seq2, pooled2 = with_pooler.encoder(batch["ids"], batch["types"], batch["mask"])
+        assert np.array_equal(np.asarray(seq2), sequence) and pooled2 is not None
+    else:  # RobertaModel's pooler (roberta.pooler.dense) is loaded: pooler_output to 1e-4
+        assert pooled is not None
+        assert np.abs(out.pooler_output.numpy() - np.asarray(pooled)).max() <= 1e-4
 
 
 def test_vocab_txt_only_tokenizer_matches_transformers(tmp_path):

@@ -370,8 +370,8 @@ def test_training_flips_the_baselines_teacher_forcing_coin_per_batch():
     otherwise each decoder step is fed the previous step's argmax token. Fed greedy's own
     tokens as targets both give greedy's probabilities; fed other targets they differ, and
     over 12 dropout keys both happen (two distinct outputs). Evaluation decodes
-    ``decode_length`` (the baseline's 10) steps. A RoBERTa encoder (no pooler) starts the GRU
-    from the head's own pooler."""
+    ``decode_length`` (the baseline's 10) steps. A RoBERTa encoder starts the GRU from the
+    encoder's pooler (`with_pooler` gives it one when the checkpoint has none)."""
     dialogues, onto = load(FIXTURES, "train")
     ctx = char_context(texts_of(dialogues, onto), use_token_types=False)
     task = WosTask(dropout=0.0)
@@ -387,8 +387,8 @@ def test_training_flips_the_baselines_teacher_forcing_coin_per_batch():
         hidden_dropout=0.0,
         attention_dropout=0.0,
     )
-    model = FinetuneModel(cfg, task, add_pooler=False, rngs=nnx.Rngs(0))
-    assert model.head.start_pooler is not None
+    assert task.needs_pooler
+    model = FinetuneModel(cfg, task, add_pooler=True, rngs=nnx.Rngs(0))
     batch = {k: jnp.asarray(v[:2]) for k, v in feats.arrays.items()}
     greedy = nnx.jit(lambda m, b: m(b, deterministic=True))(model, batch)
     assert greedy["generated"].shape[-1] == 10 != batch["target"].shape[-1]
@@ -411,3 +411,28 @@ def test_training_flips_the_baselines_teacher_forcing_coin_per_batch():
     assert len(distinct) == 2
     with pytest.raises(ValueError, match="teacher_forcing"):
         WosTask(teacher_forcing=1.5)
+
+
+def test_gru_start_is_the_pooler_output_or_the_raw_cls_state():
+    """``gru_start="pooler"`` (the baseline's) starts every slot's GRU from the encoder's pooled
+    output, ``"cls"`` from the raw first-token state even when a pooler exists; "pooler" on an
+    encoder without one is an error naming the fix (the trainer gives it one)."""
+    from finetune.tasks.wos import TradeHead
+
+    cfg = dataclasses.replace(models.PRESETS["tiny"], hidden_size=8, dtype="float32")
+    rng = np.random.default_rng(0)
+    sequence = jnp.asarray(rng.normal(size=(2, 5, 8)), jnp.float32)
+    pooled = jnp.asarray(rng.normal(size=(2, 8)), jnp.float32)
+    batch = {"slot_ids": jnp.zeros((2, 3, 2), jnp.int32), "slot_mask": jnp.ones((2, 3, 2))}
+    emb = jnp.ones((4, 8), jnp.float32)
+    # Abstract (no initialiser runs): the start state reads no head parameter.
+    head = nnx.eval_shape(lambda: TradeHead(cfg, max_value_length=2, dropout=0.0, rngs=nnx.Rngs(0)))
+    assert head.gru_start == "pooler"
+    for start, want in (("pooler", pooled), ("cls", sequence[:, 0])):
+        head.gru_start = start
+        h0, _ = head._start(sequence, pooled, batch, emb)
+        np.testing.assert_array_equal(np.asarray(h0), np.repeat(np.asarray(want), 3, axis=0))
+    assert WosTask().needs_pooler and not WosTask(gru_start="cls").needs_pooler
+    head.gru_start = "pooler"
+    with pytest.raises(ValueError, match="with_pooler"):
+        head._start(sequence, None, batch, emb)

@@ -26,7 +26,9 @@ it. A task is an object with these members (see `Task` for the exact signatures)
   ``../shared/docs/klue-formats.md`` (one per scored unit of ``examples``), from the NumPy
   ``outputs`` of every feature row in order (padding rows already removed).
 
-Optional: ``program_key()`` -> a hashable tuple of everything of the instance that shapes the
+Optional: ``needs_pooler`` (default False): the head reads ``pooled``, so the trainer gives an
+encoder without a pooler a freshly initialised one (WoS's GRU start, as the baseline).
+``program_key()`` -> a hashable tuple of everything of the instance that shapes the
 head and the loss. The trainer compiles one program per key and process (`finetune.steps`), so
 two instances with equal keys share one. `KlueTask` gives the constructor's options (recorded
 by its ``__new__``, defaults filled in); a task without ``program_key`` gets a program of its
@@ -43,7 +45,8 @@ also marked not comparable. No dev split, or no train and no
 dev, is a `TaskDataError` (the CLI exits 2).
 
 Encoding helpers shared by the tasks: `EncodeContext` (the tokenizer and its special ids) and
-`pack_pair`, which builds ``[CLS] A [SEP] (B [SEP])`` with longest-first truncation. This
+`pack_pair`, which builds ``[CLS] A [SEP] (B [SEP])`` with longest-first truncation, the
+separator between A and B being the model tokenizer's own (``</s></s>`` for RoBERTa/XLM-R). This
 module is the stable contract between the trainer and the task modules; it knows nothing of
 JAX beyond the head's type.
 """
@@ -116,8 +119,11 @@ class EncodeContext:
     """What a task needs to encode text: a `tokenizers.Tokenizer` and the model's special ids.
 
     ``use_token_types``: BERT-style segment ids (0 for A, 1 for B); False for RoBERTa (a
-    type vocabulary of size 1: every id 0). Tokenize text with
-    ``tokenizer.encode(text, add_special_tokens=False)`` and add [CLS]/[SEP] with `pack_pair`.
+    type vocabulary of size 1: every id 0). ``pair_separator``: the special ids between the two
+    texts of a pair, as the model's own tokenizer writes them (`pair_separator`): ``[SEP]`` for
+    BERT and KLUE-RoBERTa (a BERT tokenizer), ``</s> </s>`` for RoBERTa/XLM-R; None means
+    ``(sep_id,)``. Tokenize text with ``tokenizer.encode(text, add_special_tokens=False)`` and
+    add the specials with `pack_pair` (build one with `context_for`).
     """
 
     tokenizer: Any
@@ -125,6 +131,11 @@ class EncodeContext:
     sep_id: int
     pad_id: int
     use_token_types: bool = True
+    pair_separator: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.pair_separator is None:
+            object.__setattr__(self, "pair_separator", (self.sep_id,))
 
     def ids(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
@@ -132,6 +143,53 @@ class EncodeContext:
     def ids_batch(self, texts: Sequence[str]) -> list[list[int]]:
         encs = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [list(e.ids) for e in encs]
+
+
+def pair_separator(tokenizer: Any, cls_id: int, sep_id: int) -> tuple[int, ...]:
+    """The special ids the tokenizer's post-processor puts between the texts of a pair.
+
+    Read from the tokenizer itself (it encodes a probe pair), so every model gets the layout
+    stock ``transformers`` gives it: ``[CLS] A [SEP] B [SEP]`` (BERT, ELECTRA, KLUE-RoBERTa,
+    whose tokenizer is a BERT one) or ``<s> A </s></s> B </s>`` (RoBERTa, XLM-R). A tokenizer
+    without a post-processor gets BERT's single separator. Other layouts (a pair not framed as
+    ``cls ... sep``, as XLNet's) raise ValueError: the tasks' encoders assume that frame.
+    """
+    if getattr(tokenizer, "post_processor", None) is None:
+        return (sep_id,)
+    # The probe texts are the [CLS] token itself: every vocabulary has it (a plain word may
+    # tokenize to nothing where a BPE has no unknown token), and it keeps its sequence id.
+    probe = tokenizer.id_to_token(cls_id)
+    enc = tokenizer.encode(probe, probe)
+    groups: list[list[int]] = [[]]
+    last_seq: int | None = None
+    for tid, seq in zip(enc.ids, enc.sequence_ids, strict=True):
+        if seq is None:
+            groups[-1].append(tid)
+        elif seq != last_seq:
+            groups.append([])
+            last_seq = seq
+    if len(groups) != 3 or groups[0] != [cls_id] or groups[2] != [sep_id] or not groups[1]:
+        raise ValueError(
+            f"the tokenizer frames a pair as {enc.tokens}; only [CLS] A <separator> B [SEP] "
+            "layouts (BERT, RoBERTa, XLM-R, ELECTRA) are supported"
+        )
+    return tuple(groups[1])
+
+
+def context_for(
+    tokenizer: Any, special_ids: Mapping[str, int], use_token_types: bool
+) -> EncodeContext:
+    """The `EncodeContext` of a model's tokenizer and special ids (``pad``/``cls``/``sep``),
+    its pair separator read from the tokenizer (`pair_separator`)."""
+    cls_id, sep_id = int(special_ids["cls"]), int(special_ids["sep"])
+    return EncodeContext(
+        tokenizer=tokenizer,
+        cls_id=cls_id,
+        sep_id=sep_id,
+        pad_id=int(special_ids["pad"]),
+        use_token_types=use_token_types,
+        pair_separator=pair_separator(tokenizer, cls_id, sep_id),
+    )
 
 
 def truncate_pair(a: list[int], b: list[int] | None, budget: int) -> tuple[list[int], list[int]]:
@@ -148,13 +206,16 @@ def truncate_pair(a: list[int], b: list[int] | None, budget: int) -> tuple[list[
 def pack_pair(
     ctx: EncodeContext, a: list[int], b: list[int] | None, max_seq_length: int
 ) -> dict[str, np.ndarray]:
-    """``[CLS] a [SEP]`` or ``[CLS] a [SEP] b [SEP]``, truncated longest-first, padded to
-    ``max_seq_length``. Returns int32 ``input_ids``, ``token_type_ids``, ``attention_mask``."""
-    specials = 3 if b is not None else 2
+    """``[CLS] a [SEP]`` or ``[CLS] a <separator> b [SEP]`` (``ctx.pair_separator``: one
+    ``[SEP]`` for BERT, ``</s></s>`` for RoBERTa/XLM-R), truncated longest-first to fit the
+    specials, padded to ``max_seq_length``. Returns int32 ``input_ids``, ``token_type_ids``,
+    ``attention_mask``; the separator has type 0, ``b`` and the final ``[SEP]`` type 1 (BERT)."""
+    middle = list(ctx.pair_separator or (ctx.sep_id,))
+    specials = 2 + len(middle) if b is not None else 2
     if max_seq_length <= specials:
         raise ValueError(f"max_seq_length {max_seq_length} leaves no room for text")
     a, b2 = truncate_pair(a, b, max_seq_length - specials)
-    ids = [ctx.cls_id, *a, ctx.sep_id]
+    ids = [ctx.cls_id, *a] + (middle if b is not None else [ctx.sep_id])
     types = [0] * len(ids)
     if b is not None:
         ids += [*b2, ctx.sep_id]
@@ -286,6 +347,9 @@ class KlueTask:
     name: ClassVar[str]
     metric_key: ClassVar[str]
     extra_tokens: tuple[str, ...] = ()
+    #: True when the head reads the pooled output: the trainer then gives an encoder without a
+    #: pooler a fresh one (`finetune.modeling.with_pooler`).
+    needs_pooler: bool = False
     options: tuple[tuple[str, Any], ...] = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> KlueTask:

@@ -127,7 +127,8 @@ def _encode(
     max_seq_length: int,
     targets: dict[str, np.ndarray],
 ) -> Features:
-    """One feature per example: ``[CLS] a [SEP] (b [SEP])`` plus the target columns."""
+    """One feature per example: ``[CLS] a [SEP] (b [SEP])`` (the pair separator the model's
+    tokenizer uses: `pack_pair`) plus the target columns."""
     pairs = [task.texts(ex) for ex in examples]
     a_ids = ctx.ids_batch([a for a, _ in pairs])
     has_b = pairs[0][1] is not None if pairs else False

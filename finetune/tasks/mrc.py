@@ -6,7 +6,9 @@ to `max_query_length` tokens; the context is tokenised once with character offse
 into windows of ``max_seq_length - len(question) - 3`` tokens that START every ``doc_stride``
 tokens (`doc_windows`; in the baseline's legacy SQuAD code the stride is the step between
 window starts, not the overlap) until a window reaches the end. Each window is one feature
-``[CLS] question [SEP] window [SEP]`` (segment ids 0/1 for BERT, all 0 for RoBERTa). The
+``[CLS] question [SEP] window [SEP]`` (segment ids 0/1 for BERT, all 0 for RoBERTa; the
+separator is the model tokenizer's own, ``</s></s>`` for RoBERTa/XLM-R, one token less of
+window). The
 training target is the first gold answer's first and last token when the whole answer lies in
 the window, else [CLS] (position 0), which is also the target of unanswerable questions.
 (`Mrc.limits`: when ``max_seq_length`` is too short for these settings, as in a tiny smoke
@@ -223,16 +225,17 @@ class Mrc(KlueTask):
         #: Training questions whose gold answer is not where its offset says (left untrained).
         self.skipped: list[str] = []
 
-    def limits(self, max_seq_length: int) -> tuple[int, int]:
-        """``(max_query_length, doc_stride)`` that fit `max_seq_length`.
+    def limits(self, max_seq_length: int, specials: int = 3) -> tuple[int, int]:
+        """``(max_query_length, doc_stride)`` that fit `max_seq_length` with ``specials``
+        special tokens per row (3 for BERT's ``[CLS] q [SEP] c [SEP]``, 4 for XLM-R's).
 
         The question may take at most half of the sequence and the stride at most the shortest
         window; a short sequence (a tiny smoke config) lowers them, with a logged warning.
         """
-        if max_seq_length < 5:
+        if max_seq_length < specials + 2:
             raise ValueError(f"MRC: max_seq_length {max_seq_length} leaves no room for text")
-        q_limit = min(self.max_query_length, (max_seq_length - 3) // 2)
-        stride = min(self.doc_stride, max_seq_length - 3 - q_limit)
+        q_limit = min(self.max_query_length, (max_seq_length - specials) // 2)
+        stride = min(self.doc_stride, max_seq_length - specials - q_limit)
         if (q_limit, stride) != (self.max_query_length, self.doc_stride):
             logging.warning(
                 "MRC: max_seq_length %d is too short for max_query_length %d and doc_stride %d; "
@@ -255,7 +258,7 @@ class Mrc(KlueTask):
         In training, a question whose first answer text is not at its ``answer_start`` is not
         encoded (no rows) and its guid is listed in `skipped`.
         """
-        q_limit, stride = self.limits(max_seq_length)
+        q_limit, stride = self.limits(max_seq_length, 2 + len(ctx.pair_separator))
         questions = tokenize_batch(ctx.tokenizer, [ex.question for ex in examples])
         contexts = _tokenize_contexts(ctx.tokenizer, examples)
         rows: dict[str, list] = {k: [] for k in _ROW_KEYS}
@@ -293,7 +296,8 @@ class Mrc(KlueTask):
         stride: int,
     ) -> list[dict[str, np.ndarray]]:
         """Feature rows of one question (``context`` is a `TokenizedText` of its context)."""
-        prefix = 2 + len(q_ids)  # [CLS] question [SEP]
+        middle = list(ctx.pair_separator)  # [SEP], or </s></s> for RoBERTa/XLM-R
+        prefix = 1 + len(q_ids) + len(middle)  # [CLS] question [SEP]
         window = max_seq_length - prefix - 1
         n = len(context)
         wins = doc_windows(n, window, stride)
@@ -306,7 +310,7 @@ class Mrc(KlueTask):
             mask = np.zeros(max_seq_length, np.int32)
             offsets = np.full((max_seq_length, 2), -1, np.int32)
             maxctx = np.zeros(max_seq_length, np.int8)
-            body = [ctx.cls_id, *q_ids, ctx.sep_id, *context.ids[s:e], ctx.sep_id]
+            body = [ctx.cls_id, *q_ids, *middle, *context.ids[s:e], ctx.sep_id]
             ids[: len(body)] = body
             mask[: len(body)] = 1
             if ctx.use_token_types:

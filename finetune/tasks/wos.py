@@ -12,8 +12,10 @@ row also carries the token ids of the slot names (``domain slot``), so the head 
 but the batch.
 
 Head (TRADE, Wu et al. 2019, as the baseline's ``SlotGenerator`` in parallel decoding): a GRU
-decoder whose start state is the encoder's first-token state (BERT: the pooler output on it, as
-the baseline's ``pooler_output``; RoBERTa: the [CLS] vector), whose first input is the sum of
+decoder whose start state is the encoder's pooler output (the baseline's ``pooler_output``:
+BERT's and RoBERTa's pretrained pooler when the checkpoint has one, else a freshly initialised
+one, as transformers' ``AutoModel`` gives it; ``gru_start="cls"``: the raw [CLS] vector), whose
+first input is the sum of
 the slot name's word embeddings and later inputs the previous value token's embedding (the
 encoder's word-embedding matrix, tied as in the baseline); at every step attention over the
 encoder states gives a copy distribution over the input tokens, the state times the embedding
@@ -137,21 +139,16 @@ class TradeHead(nnx.Module):
         gate_input: str = "context",
         teacher_forcing: float = 1.0,
         decode_length: int = 0,
-        start_pooler: bool = False,
+        gru_start: str = "pooler",
     ):
         h = config.hidden_size
         self.max_value_length = max_value_length
         self.decode_length = decode_length or max_value_length
         self.teacher_forcing = teacher_forcing
         self.gate_input = gate_input
-        # The baseline's GRU starts from the encoder's pooler output; an encoder without a
-        # pooler (RoBERTa here) gets one in the head, initialised as Hugging Face initialises a
-        # pooler a checkpoint lacks (normal 0.02, zero bias).
-        self.start_pooler = (
-            nnx.Linear(h, h, kernel_init=nnx.initializers.normal(0.02), rngs=rngs)
-            if start_pooler
-            else None
-        )
+        # The baseline's GRU starts from the encoder's pooler output (the trainer gives the
+        # encoder one, `finetune.modeling.with_pooler`); "cls": the raw first-token state.
+        self.gru_start = gru_start
         self.gru = nnx.RNN(nnx.GRUCell(h, h, rngs=rngs), return_carry=False)
         self.cell = self.gru.cell
         self.w_gen = nnx.Linear(3 * h, 1, rngs=rngs)
@@ -161,9 +158,15 @@ class TradeHead(nnx.Module):
 
     def _start(self, sequence, pooled, batch, emb):
         b, s = batch["slot_ids"].shape[:2]
-        if pooled is None and self.start_pooler is not None:
-            pooled = jnp.tanh(self.start_pooler(sequence[:, 0].astype(jnp.float32)))
-        h0 = (pooled if pooled is not None else sequence[:, 0]).astype(jnp.float32)
+        if self.gru_start == "cls":
+            h0 = sequence[:, 0].astype(jnp.float32)
+        elif pooled is None:
+            raise ValueError(
+                "WoS: gru_start='pooler' needs an encoder with a pooler "
+                "(finetune.modeling.with_pooler), or task_options.gru_start='cls'"
+            )
+        else:
+            h0 = pooled.astype(jnp.float32)
         slot = jnp.sum(emb[batch["slot_ids"]] * batch["slot_mask"][..., None], axis=2)  # [B,S,H]
         return jnp.repeat(h0, s, axis=0), slot.reshape(b * s, -1)
 
@@ -325,6 +328,7 @@ class WosTask(KlueTask):
         self.decode_length = decode_length
         self.current_turn_segment = current_turn_segment
         self.gru_start = gru_start
+        self.needs_pooler = gru_start == "pooler"
         if value_loss not in VALUE_LOSSES:
             raise ValueError(f"wos: value_loss must be one of {VALUE_LOSSES}, not {value_loss!r}")
         if gate_input not in GATE_INPUTS:
@@ -453,8 +457,7 @@ class WosTask(KlueTask):
             gate_input=self.gate_input,
             teacher_forcing=self.teacher_forcing,
             decode_length=self.decode_length,
-            # BERT's pretrained pooler is the encoder's; an encoder without one gets the head's
-            start_pooler=self.gru_start == "pooler" and getattr(model_config, "arch", "") != "bert",
+            gru_start=self.gru_start,
         )
 
     def loss(self, outputs: Mapping[str, Any], batch: Mapping[str, Any]) -> tuple[Any, Any]:
