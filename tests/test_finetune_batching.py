@@ -186,3 +186,180 @@ def test_every_token_axis_column_is_declared_and_cut_only_in_padding(name, tmp_p
     for k in task.sequence_columns:
         padding_values = np.unique(f.arrays[k][beyond], axis=0)
         assert len(padding_values) <= 1, (name, k, padding_values[:4])
+
+
+# ---------------------------------------------------------------------------------------------
+# The same results on a tiny random encoder
+
+
+def _encoded(name: str, full: int):
+    """``(task, examples, context, features)``: the fixture train split of ``name`` at ``full``."""
+    task = get_task(name)
+    examples = klue.load(name, "train", FIXTURES)
+    ctx = _context(_texts(examples))
+    return task, examples, ctx, task.encode(examples, ctx, full, False)
+
+
+@pytest.mark.parametrize("name", ["ner", "mrc"])  # YNAT: the run below
+def test_one_batch_padded_to_128_or_cut_gives_the_same_loss_and_outputs(
+    name, unoptimised_compilation
+):
+    import dataclasses
+
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from finetune.modeling import FinetuneModel
+    from pretrain import models
+    from pretrain.models import concrete_rest
+
+    task, examples, ctx, f = _encoded(name, 128)
+    cfg = dataclasses.replace(
+        models.PRESETS["tiny"],
+        vocab_size=ctx.tokenizer.get_vocab_size(),
+        dtype="float32",
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+        num_layers=1,
+        hidden_size=32,
+        intermediate_size=64,
+    )
+    # Random weights drawn with NumPy on the abstract model (no eager JAX initialisers: fast).
+    abstract = nnx.eval_shape(lambda: FinetuneModel(cfg, task, add_pooler=True, rngs=nnx.Rngs(0)))
+    graphdef, shapes, rest = nnx.split(abstract, nnx.Param, ...)
+    rng = np.random.default_rng(0)
+    params = jax.tree.map(lambda x: rng.normal(0, 0.1, x.shape).astype(x.dtype), shapes)
+    state = (params, concrete_rest(rest))
+    # NER and YNAT rows (at most 22 tokens here) are cut to 24 or 32; MRC's (up to 100) to 104.
+    pad = batching.padding_for(task, 128, (24, 32, 104))
+    full = batching.take_batch(f, np.arange(len(f)), len(f) + 1)  # one weight-0 filler row
+    cut = pad.trim(full)
+    assert cut["input_ids"].shape[1] < 128
+
+    @jax.jit
+    def forward(state, batch):
+        out = nnx.merge(graphdef, *state)(batch, deterministic=True)
+        total, count = task.loss(out, batch)
+        return total / count, out
+
+    def run(batch):
+        loss, out = forward(state, {k: jnp.asarray(v) for k, v in batch.items()})
+        return float(loss), {k: np.asarray(v) for k, v in out.items()}
+
+    loss_full, out_full = run(full)
+    loss_cut, out_cut = run(cut)
+    np.testing.assert_allclose(loss_cut, loss_full, rtol=1e-5)
+    restored = pad.restore(out_cut)
+    real = full["attention_mask"] == 1
+    token_outputs = getattr(task, "sequence_outputs", {})
+    for k, v in out_full.items():
+        assert restored[k].shape == v.shape, k
+        if k in token_outputs:
+            np.testing.assert_allclose(restored[k][real], v[real], rtol=1e-5, atol=1e-5)
+            assert (restored[k][:, cut["input_ids"].shape[1] :] == token_outputs[k]).all()
+        else:
+            np.testing.assert_allclose(restored[k], v, rtol=1e-5, atol=1e-5)
+    rows = {k: v[: len(f)] for k, v in restored.items()}
+    want = task.predict({k: v[: len(f)] for k, v in out_full.items()}, f, examples)
+    assert task.predict(rows, f, examples) == want
+
+
+def _tiny_loaded(ctx: EncodeContext):
+    """A `finetune.pretrained.LoadedModel`: a one-layer random BERT (hidden 32, 64 positions,
+    no dropout) with ``ctx``'s tokenizer, its weights drawn with NumPy on the abstract encoder
+    (no Hugging Face folder to write and read: compilation is what these tests spend)."""
+    import dataclasses
+
+    import jax
+    from flax import nnx
+
+    from finetune.pretrained import LoadedModel
+    from pretrain import models
+
+    config = dataclasses.replace(
+        models.PRESETS["tiny"],
+        vocab_size=ctx.tokenizer.get_vocab_size(),
+        dtype="float32",
+        hidden_dropout=0.0,
+        attention_dropout=0.0,
+        num_layers=1,
+        hidden_size=32,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    abstract = nnx.eval_shape(lambda: models.Encoder(config, rngs=nnx.Rngs(0)))
+    graphdef, shapes, rest = nnx.split(abstract, nnx.Param, ...)
+    rng = np.random.default_rng(1)
+    params = jax.tree.map(lambda x: rng.normal(0, 0.1, x.shape).astype(x.dtype), shapes)
+    encoder = nnx.merge(graphdef, params, models.concrete_rest(rest))
+    ids = {"pad": ctx.pad_id, "cls": ctx.cls_id, "sep": ctx.sep_id}
+    return LoadedModel(encoder, config, ctx.tokenizer, ids, "test", Path("tiny"), Path("tiny"))
+
+
+def test_a_short_bucketed_run_logs_the_losses_and_scores_of_the_padded_one(
+    tmp_path, unoptimised_compilation
+):
+    """Four steps of the trainer's compiled program (`finetune.steps.build_program`) on YNAT
+    batches from `finetune.batching.train_batch`, cut to 32 or padded to 64, then
+    dev outputs and scores through `finetune.trainer.predict_outputs` both ways."""
+    import jax
+    from finetune_fixtures import klue_texts, write_klue_data
+
+    from finetune import steps, trainer
+    from pretrain import sharding
+
+    cfg = {
+        "global_batch_size": 8,
+        "num_train_epochs": 1,
+        "warmup_ratio": 0.0,
+        "max_train_steps": 0,
+        "learning_rate": 2e-5,  # Adam moves every weight by ~lr: float noise stays small
+        "weight_decay": 0.01,
+        "max_grad_norm": 1.0,
+        "adam_b1": 0.9,
+        "adam_b2": 0.999,
+        "adam_eps": 1e-8,
+        "dev_fraction": 0.2,
+        "max_train_examples": 28,  # 4 steps, the last with 4 real rows of 8
+        "max_eval_examples": 0,
+        "max_seq_length": 64,
+    }
+    pre = _tiny_loaded(_context(klue_texts()))
+    task = get_task("ynat")
+    splits, train_f, dev_f = trainer.prepare_data(
+        task, cfg, pre, str(write_klue_data(tmp_path / "klue"))
+    )
+    plan = steps.plan_steps(cfg, len(train_f))
+    mesh = sharding.make_mesh(1)
+    keys = tuple(train_f.arrays)
+    program = steps.build_program(
+        task, pre, steps.optimizer_config(cfg, plan), mesh, 2**16, keys, keys
+    )
+    init = program.init_params(pre, 0)
+
+    def run(padding):
+        state = program.init_state(jax.tree.map(np.copy, init), 0)
+        logged, lengths = [], []
+        for step in range(plan["run_steps"]):
+            host = batching.train_batch(train_f, 0, step, 8, plan["steps_per_epoch"], padding)
+            lengths.append(host["input_ids"].shape[1])
+            state, metrics = program.train_step(state, sharding.global_batch(host, mesh))
+            logged.append({k: float(v) for k, v in jax.device_get(metrics).items()})
+        return logged, lengths, state.params
+
+    off, on = batching.padding_for(task, 64, ()), batching.padding_for(task, 64, (32,))
+    plain, cut = run(off), run(on)
+    assert plain[1] == [64] * 4 and cut[1] == [32] * 4  # the fixture titles are short
+    for a, b in zip(cut[0], plain[0], strict=True):
+        assert a["examples"] == b["examples"] and a["learning_rate"] == b["learning_rate"]
+        np.testing.assert_allclose(a["loss"], b["loss"], rtol=1e-5)
+        np.testing.assert_allclose(a["grad_norm"], b["grad_norm"], rtol=1e-4)
+    assert [r["examples"] for r in plain[0]] == [8, 8, 8, 4]  # nothing dropped
+    # Dev with the trained parameters, evaluated padded or bucketed (sorted by length).
+    outputs = [
+        trainer.predict_outputs(program.eval_step, plain[2], dev_f, 8, mesh, p) for p in (off, on)
+    ]
+    np.testing.assert_allclose(outputs[1]["logits"], outputs[0]["logits"], rtol=1e-5, atol=1e-6)
+    scores = [trainer.score(task, task.predict(o, dev_f, splits.dev), splits.dev) for o in outputs]
+    assert scores[1] == scores[0]
