@@ -4,6 +4,7 @@
     python -m bench.finetune --sizes base --batch 32 --seq-len 128 --steps 10
     python -m bench.finetune --arch roberta --sizes small --json
     python -m bench.finetune --sizes base --batch 32 --platform auto    # one GPU: both on it
+    python -m bench.finetune --sizes small --epoch ynat --tokenizer TOK --batch 32  # + an epoch
 
 For each model size, one run measures, side by side:
 
@@ -23,6 +24,11 @@ examples per step. Each framework runs in its own child process, so its peak res
 examples/s (batch / median step time over ``--steps`` after ``--warmup`` untimed steps), the
 first step (our compilation; torch's allocation), peak RSS, and ours/transformers ratios.
 
+``--epoch TASK`` adds one full epoch of ours on the task's real dev split (``--data-dir``, the
+first ``--epoch-examples``), tokenised with ``--tokenizer``, padded to ``--seq-len`` and then
+length-bucketed (`finetune.batching`): examples/s of training and evaluation in both modes
+(`bench.finetune_epoch`, model size ``--epoch-size``). ``--sizes ""`` skips the step comparison.
+
 The machine this ran on may be shared: say so next to any figure you quote.
 """
 
@@ -41,7 +47,9 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.finetune_epoch import EPOCH_TASKS, format_epoch, run_epoch
 from bench.provenance import stamp
+from corpus.datadir import add_data_dir_argument
 
 NUM_LABELS = 7  # YNAT
 VOCAB = 32000  # the KLUE paper's vocabulary
@@ -69,8 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="cpu: both frameworks on the CPU; auto: JAX's default backend and torch on CUDA "
         "when it sees a GPU (float32 matrix products in TF32 on both, JAX's GPU default)",
     )
+    p.add_argument("--epoch", choices=EPOCH_TASKS, help="also time a full epoch on this task")
+    p.add_argument("--epoch-examples", type=int, default=1024, help="dev examples (0: all)")
+    p.add_argument("--epoch-size", default="small", help="model size of the epoch run")
+    p.add_argument("--tokenizer", help="tokenizer or model folder for --epoch (real Korean text)")
+    add_data_dir_argument(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--worker", choices=("ours", "transformers"), help=argparse.SUPPRESS)
+    p.add_argument("--worker", choices=("ours", "transformers", "epoch"), help=argparse.SUPPRESS)
     p.add_argument("--folder", help=argparse.SUPPRESS)
     p.add_argument("--size", help=argparse.SUPPRESS)
     return p
@@ -272,6 +285,10 @@ def _child(args: argparse.Namespace, worker: str, size: str, folder: Path) -> di
     cmd += ["--folder", str(folder), "--arch", args.arch, "--batch", str(args.batch)]
     cmd += ["--seq-len", str(args.seq_len), "--steps", str(args.steps)]
     cmd += ["--warmup", str(args.warmup), "--seed", str(args.seed), "--platform", args.platform]
+    if worker == "epoch":
+        cmd += ["--epoch", args.epoch, "--epoch-examples", str(args.epoch_examples)]
+        cmd += ["--tokenizer", str(args.tokenizer)]
+        cmd += ["--data-dir", args.data_dir] if args.data_dir else []
     env = dict(os.environ)
     if args.platform == "cpu":
         env["JAX_PLATFORMS"] = os.environ.get("JAX_PLATFORMS", "cpu")
@@ -284,7 +301,15 @@ def _child(args: argparse.Namespace, worker: str, size: str, folder: Path) -> di
 def _in_process(args: argparse.Namespace, worker: str, size: str, folder: Path) -> dict:
     """The worker in this process (CPU smoke runs: no second start-up; peak RSS is shared)."""
     child = argparse.Namespace(**{**vars(args), "size": size, "folder": str(folder)})
-    return (run_transformers if worker == "transformers" else run_ours)(child)
+    return WORKERS[worker](child)
+
+
+def run_epoch_worker(args: argparse.Namespace) -> dict:
+    """`bench.finetune_epoch.run_epoch` at model size ``args.size``."""
+    return run_epoch(args, *SIZES[args.size])
+
+
+WORKERS = {"ours": run_ours, "transformers": run_transformers, "epoch": run_epoch_worker}
 
 
 def run(args: argparse.Namespace, isolate: bool = True) -> dict:
@@ -294,6 +319,12 @@ def run(args: argparse.Namespace, isolate: bool = True) -> dict:
     unknown = [s for s in sizes if s not in SIZES]
     if unknown:
         raise SystemExit(f"unknown sizes {unknown}; choose from {sorted(SIZES)}")
+    if args.epoch and not args.tokenizer:
+        raise SystemExit(
+            "--epoch needs --tokenizer DIR (a folder of `python -m tokenizer.train` or a model's)"
+        )
+    if args.epoch_size not in SIZES:
+        raise SystemExit(f"unknown --epoch-size {args.epoch_size}; choose from {sorted(SIZES)}")
     rows = []
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for size in sizes:
@@ -310,6 +341,7 @@ def run(args: argparse.Namespace, isolate: bool = True) -> dict:
                     "memory_ratio": ours["peak_rss_mb"] / theirs["peak_rss_mb"],
                 }
             )
+        epoch = child(args, "epoch", args.epoch_size, Path(tmp)) if args.epoch else None
     return {
         "arch": args.arch,
         "batch": args.batch,
@@ -320,10 +352,13 @@ def run(args: argparse.Namespace, isolate: bool = True) -> dict:
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg()[0],
         "rows": rows,
+        "epoch": epoch,
     }
 
 
 def format_table(result: dict) -> str:
+    if not result["rows"]:
+        return format_epoch(result["epoch"]) if result.get("epoch") else "nothing measured"
     lines = [
         f"{result['arch']} sequence classification ({NUM_LABELS} labels), batch "
         f"{result['batch']} x {result['seq_len']} tokens, float32, {result['cpus']} CPUs "
@@ -342,14 +377,15 @@ def format_table(result: dict) -> str:
             f"{o['first_step_s']:.1f} | {t['first_step_s']:.1f} | {o['peak_rss_mb']:.0f} | "
             f"{t['peak_rss_mb']:.0f} | {r['memory_ratio']:.2f} |"
         )
+    if result.get("epoch"):
+        lines += ["", format_epoch(result["epoch"])]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.worker:
-        worker = run_ours if args.worker == "ours" else run_transformers
-        print(json.dumps(worker(args)))
+        print(json.dumps(WORKERS[args.worker](args)))
         return 0
     result = run(args)
     print(json.dumps(stamp(result)) if args.json else format_table(result))

@@ -12,7 +12,9 @@
   of epoch ``e`` is a fixed slice of the permutation drawn from ``(seed, e)``, so a run resumed
   from the checkpoint at step ``k`` computes bit-for-bit what the uninterrupted run computed;
   the host reads a step's metrics while the device runs the next one. The last batch of an
-  epoch is filled with rows of weight 0 (every example is trained on, shapes stay static);
+  epoch is filled with rows of weight 0 (every example is trained on). Each batch is cut on
+  the token axis to the smallest of the config's ``bucket_lengths`` (and ``max_seq_length``)
+  that holds its longest row (`finetune.batching`): a handful of static shapes, the same rows;
 * evaluation on dev at the end of every epoch (or every ``eval_every_steps``): predictions in
   the format of ``../shared/docs/klue-formats.md``, scored by
   `finetune.prediction_files.score_predictions` (what ``python -m finetune.evaluate`` prints
@@ -44,7 +46,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from finetune import modeling
+from finetune import batching, modeling
+from finetune.batching import take_batch, train_batch  # noqa: F401 (their old home)
 from finetune.steps import build_program, eval_due, optimizer_config, plan_steps
 from finetune.tasks.base import Features, Splits, Task, context_for
 from pretrain import checkpointing, sharding, storage, supervision
@@ -58,24 +61,7 @@ BEST_DIR = "best"
 
 
 # ---------------------------------------------------------------------------------------------
-# Batches
-
-
-def epoch_order(seed: int, epoch: int, n: int) -> np.ndarray:
-    """The training order of epoch ``epoch``: a permutation drawn from ``(seed, epoch)`` only."""
-    return np.random.default_rng([seed, epoch]).permutation(n)
-
-
-def take_batch(features: Features, rows: np.ndarray, size: int) -> dict[str, np.ndarray]:
-    """Rows ``rows`` of the features, filled up to ``size`` with weight-0 copies of row 0."""
-    real = len(rows)
-    if real < size:
-        rows = np.concatenate([rows, np.full(size - real, rows[0] if real else 0)])
-    batch = {k: v[rows] for k, v in features.arrays.items()}
-    weight = np.zeros(size, np.float32)
-    weight[:real] = 1.0
-    batch["weight"] = weight
-    return batch
+# Batches (`finetune.batching`: order, filled last batch, length buckets)
 
 
 def _local_rows(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -87,30 +73,26 @@ def _local_rows(batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {k: v[p * size : (p + 1) * size] for k, v in batch.items()}
 
 
-def train_batch(
-    features: Features, seed: int, step: int, batch_size: int, per_epoch: int
-) -> dict[str, np.ndarray]:
-    """The global batch of optimiser step ``step`` (0-based), a pure function of its inputs."""
-    epoch, k = divmod(step, per_epoch)
-    order = epoch_order(seed, epoch, len(features))
-    return take_batch(features, order[k * batch_size : (k + 1) * batch_size], batch_size)
-
-
 # ---------------------------------------------------------------------------------------------
 # Evaluation
 
 
 def predict_outputs(
-    eval_fn: Callable, params: Any, features: Features, batch_size: int, mesh
+    eval_fn: Callable,
+    params: Any,
+    features: Features,
+    batch_size: int,
+    mesh,
+    padding: batching.Padding | None = None,
 ) -> dict[str, np.ndarray]:
-    """The head's outputs for every feature row, in order (padding rows dropped)."""
-    chunks: list[dict[str, np.ndarray]] = []
-    for start in range(0, len(features), batch_size):
-        rows = np.arange(start, min(start + batch_size, len(features)))
-        host = take_batch(features, rows, batch_size)
+    """The head's outputs for every feature row, in order (padding rows dropped); with a
+    bucketing ``padding``, rows are evaluated sorted by length in bucketed batches
+    (`finetune.batching.eval_batches`) and put back in order."""
+    chunks = []
+    for rows, host in batching.eval_batches(features, batch_size, padding):
         out = jax.device_get(eval_fn(params, sharding.global_batch(_local_rows(host), mesh)))
-        chunks.append({k: np.asarray(v)[: len(rows)] for k, v in out.items()})
-    return {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+        chunks.append((rows, {k: np.asarray(v)[: len(rows)] for k, v in out.items()}))
+    return batching.gather_outputs(chunks, len(features), padding)
 
 
 def score(task: Task, predictions: list[dict], gold: Sequence[Any]) -> dict[str, float]:
@@ -295,6 +277,9 @@ def run_task(
     batch_size, eval_batch = int(cfg["global_batch_size"]), int(cfg["eval_batch_size"])
     sharding.check_batch_size(batch_size, mesh, int(cfg.get("grad_accum_steps", 1)))
     sharding.check_batch_size(eval_batch, mesh)
+    padding = batching.padding_for(
+        task, int(cfg["max_seq_length"]), tuple(cfg.get("bucket_lengths", ()))
+    )
 
     opt_cfg = optimizer_config(cfg, steps)
     program = build_program(
@@ -339,6 +324,7 @@ def run_task(
         "comparable_to_paper": splits.comparable,
         "note": splits.note,
         "devices": jax.device_count(),
+        "batch_lengths": list(padding.lengths),
         **steps,
         "config": cfg_json,
     }
@@ -391,7 +377,9 @@ def run_task(
     def evaluate(done_steps: int) -> None:
         """Scores dev; a new best replaces ``best/`` and the predictions file."""
         nonlocal best
-        scores, preds = _evaluate(task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh)
+        scores, preds = _evaluate(
+            task, p_eval, state.params, dev_f, splits.dev, eval_batch, mesh, padding
+        )
         if metric_key not in scores:
             raise ValueError(
                 f"--config.metric_key={metric_key!r} is not a {task.name} metric "
@@ -409,7 +397,9 @@ def run_task(
     pending: tuple[int, Any] | None = None
     try:
         for step in range(start, run_steps):
-            host_batch = train_batch(train_f, seed, step, batch_size, steps["steps_per_epoch"])
+            host_batch = train_batch(
+                train_f, seed, step, batch_size, steps["steps_per_epoch"], padding
+            )
             state, metrics = p_train(state, sharding.global_batch(_local_rows(host_batch), mesh))
             if pending is not None:
                 handle(*pending)  # the previous step's: the device is already busy with this one
@@ -477,9 +467,10 @@ def _evaluate(
     examples: Sequence[Any],
     batch_size: int,
     mesh,
+    padding: batching.Padding | None = None,
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """(scores, predictions) of the current parameters on dev."""
-    outputs = predict_outputs(p_eval, params, features, batch_size, mesh)
+    outputs = predict_outputs(p_eval, params, features, batch_size, mesh, padding)
     predictions = task.predict(outputs, features, examples)
     return score(task, predictions, examples), predictions
 

@@ -32,6 +32,7 @@ import importlib
 
 import ml_collections
 
+from finetune import batching
 from finetune.configs import presets
 
 #: The field of this file's config that holds each task's own fields.
@@ -85,6 +86,11 @@ def base_config() -> ml_collections.ConfigDict:
     c.adam_b1 = 0.9
     c.adam_b2 = 0.999
     c.max_seq_length = 128
+    # Length bucketing (finetune/batching.py): each batch is padded to the smallest of these
+    # lengths (and max_seq_length) that holds its longest row, so XLA compiles a handful of
+    # shapes; the rows and results are the same (up to float noise). () pads every batch to
+    # max_seq_length: --config.bucket_lengths="()".
+    c.bucket_lengths = batching.DEFAULT_BUCKETS
     c.dtype = "float32"  # compute dtype of matrix products: "float32" or "bfloat16"
     c.metric_key = ""  # the dev metric that selects the best checkpoint; "": the task's own
 

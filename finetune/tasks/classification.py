@@ -26,6 +26,7 @@ from flax import nnx
 from corpus.klue import nli as klue_nli
 from corpus.klue import ynat as klue_ynat
 from finetune.tasks.base import (
+    INPUT_KEYS,
     EncodeContext,
     Features,
     KlueTask,
@@ -81,6 +82,8 @@ class _Classification(KlueTask):
 
     labels: tuple[str, ...]
     label_field: str  # the prediction file's field
+    #: Feature columns cut to the batch's length bucket (`finetune.batching`).
+    sequence_columns = INPUT_KEYS
 
     def texts(self, ex: Any) -> tuple[str, str | None]:
         raise NotImplementedError
@@ -178,6 +181,8 @@ class Sts(KlueTask):
 
     name = "sts"
     metric_key = "sts_pearsonr"
+    #: Feature columns cut to the batch's length bucket (`finetune.batching`).
+    sequence_columns = INPUT_KEYS
 
     def texts(self, ex: Any) -> tuple[str, str | None]:
         return ex.sentence1, ex.sentence2

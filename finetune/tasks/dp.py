@@ -41,7 +41,7 @@ from flax import nnx
 
 from corpus.klue.dp import DpSentence
 from finetune.metrics import DP_DEPRELS
-from finetune.tasks.base import EncodeContext, Features, KlueTask, register
+from finetune.tasks.base import INPUT_KEYS, EncodeContext, Features, KlueTask, register
 
 #: Sejong POS tags of KLUE DP (the baseline's ``get_pos_labels``); id 0 is the root/padding,
 #: tags are 1..len, and any other tag maps to the last id.
@@ -281,6 +281,9 @@ class DpTask(KlueTask):
 
     name = "dp"
     metric_key = "dp_las_macro_f1"
+    #: Feature columns cut to the batch's length bucket (`finetune.batching`); the word
+    #: arrays have their own axis (the word capacity) and index positions inside the row.
+    sequence_columns = INPUT_KEYS
 
     def __init__(
         self,

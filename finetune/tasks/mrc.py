@@ -48,7 +48,10 @@ from flax import nnx
 
 from corpus.klue.mrc import MrcExample
 from finetune.tasks.alignment import char_span_to_tokens, tokenize_batch
-from finetune.tasks.base import EncodeContext, Features, KlueTask, register
+from finetune.tasks.base import INPUT_KEYS, EncodeContext, Features, KlueTask, register
+
+#: The start/end logit of a padding position: never wins a softmax or an n-best list.
+PAD_LOGIT = float(np.finfo(np.float32).min / 2)
 
 
 def doc_windows(n_tokens: int, window: int, stride: int) -> list[tuple[int, int]]:
@@ -195,9 +198,8 @@ class SpanHead(nnx.Module):
     def __call__(self, sequence, pooled, batch, *, deterministic: bool = True, rngs=None):
         logits = self.qa_outputs(sequence).astype(jnp.float32)
         keep = batch["attention_mask"].astype(bool)
-        low = jnp.finfo(jnp.float32).min / 2
-        start = jnp.where(keep, logits[..., 0], low)
-        end = jnp.where(keep, logits[..., 1], low)
+        start = jnp.where(keep, logits[..., 0], PAD_LOGIT)
+        end = jnp.where(keep, logits[..., 1], PAD_LOGIT)
         return {"start_logits": start, "end_logits": end}
 
 
@@ -207,6 +209,10 @@ class Mrc(KlueTask):
 
     name = "mrc"
     metric_key = "mrc_rouge_w"
+    #: Feature columns and head outputs cut to the batch's length bucket (`finetune.batching`;
+    #: a window of a long context fills max_seq_length, a short context's one window does not).
+    sequence_columns = (*INPUT_KEYS, "context_offsets", "is_max_context")
+    sequence_outputs = {"start_logits": PAD_LOGIT, "end_logits": PAD_LOGIT}
 
     def __init__(
         self,

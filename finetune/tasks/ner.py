@@ -39,7 +39,7 @@ from flax import nnx
 
 from corpus.klue.ner import TAGS, NerSentence
 from finetune.tasks.alignment import TokenizedText, tokenize_batch
-from finetune.tasks.base import EncodeContext, Features, KlueTask, register
+from finetune.tasks.base import INPUT_KEYS, EncodeContext, Features, KlueTask, register
 
 TAG_ID = {t: i for i, t in enumerate(TAGS)}
 IGNORE = -1
@@ -133,6 +133,10 @@ class Ner(KlueTask):
 
     name = "ner"
     metric_key = "ner_char_f1"
+    #: Feature columns and head outputs cut to the batch's length bucket, and the logit of
+    #: the positions restored for `predict` (`finetune.batching`; their offsets are -1).
+    sequence_columns = (*INPUT_KEYS, "labels", "token_offsets")
+    sequence_outputs = {"logits": 0.0}
 
     def encode(
         self,

@@ -58,7 +58,14 @@ from flax import nnx
 
 from corpus.klue.relation import ReExample
 from finetune.tasks.alignment import backend
-from finetune.tasks.base import EncodeContext, Features, KlueTask, Splits, register
+from finetune.tasks.base import (
+    INPUT_KEYS,
+    EncodeContext,
+    Features,
+    KlueTask,
+    Splits,
+    register,
+)
 from finetune.tasks.classification import FirstTokenHead, head_linear_kwargs
 from tokenizer.wordpiece import PREFIX, is_isolated
 
@@ -154,6 +161,9 @@ class Re(KlueTask):
 
     name = "re"
     metric_key = "re_micro_f1"
+    #: Feature columns cut to the batch's length bucket (`finetune.batching`); the marker
+    #: positions point inside the row, so they stay valid.
+    sequence_columns = INPUT_KEYS
     extra_tokens = MARKERS
 
     #: The relation list the latest `load_splits` read, for instances that did not load the

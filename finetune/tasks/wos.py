@@ -61,6 +61,7 @@ from flax import nnx
 
 from corpus.klue.wos import WosDialogue, split_state
 from finetune.tasks.base import (
+    INPUT_KEYS,
     NOT_COMPARABLE,
     EncodeContext,
     Features,
@@ -308,6 +309,9 @@ class WosTask(KlueTask):
 
     name = "wos"
     metric_key = "wos_slot_f1"
+    #: Feature columns cut to the batch's length bucket (`finetune.batching`): the dialogue
+    #: history; the slot and value arrays have their own axes.
+    sequence_columns = INPUT_KEYS
 
     def __init__(
         self,
