@@ -104,6 +104,11 @@ def test_exclude_globs_by_name_and_by_path(tmp_path):
         {"on_error": "raise", "exclude": ["*.png"]},
     )
     assert counts == {"kept": 200, "read": 200}
+    # a file left out is named in the manifest, never just absent
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["excluded_files"] == [str(src / "img" / "logo.png")]
+    with pytest.raises(FileNotFoundError, match=r"--exclude \* leaves out every input file"):
+        run_stage("toy", [str(src)], str(tmp_path / "o3"), copy_shard, {"exclude": ["*"]})
 
 
 def test_progress_lines_off_a_terminal_give_records_per_second_and_eta(tmp_path, caplog):
