@@ -45,6 +45,11 @@ from pretrain.optimizer import TrainSettings, make_optimizer, make_schedule
 Batch = Mapping[str, jax.Array]
 
 
+class SetupError(ValueError):
+    """The config contradicts the examples or the ``init_from`` folder: found before any
+    compilation, reported by `pretrain.main` as one ``error:`` line (exit 2)."""
+
+
 class NonFiniteLossError(RuntimeError):
     """The loss or gradient norm became NaN/inf; the run stops, the last good checkpoint stays."""
 
@@ -523,7 +528,10 @@ def train_and_evaluate(
     use_compilation_cache(str(cfg.get("compilation_cache_dir", "") or ""))
 
     data = bootstrap.resolve_data(cfg, workdir)
-    model_config = build_model_config(cfg, data)
+    try:
+        model_config = build_model_config(cfg, data)
+    except ValueError as e:
+        raise SetupError(str(e)) from e
     total_steps = int(cfg["num_train_steps"])
     stop_at = int(cfg.get("stop_at_step", 0) or 0) or total_steps
     logging.info(

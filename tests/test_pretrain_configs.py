@@ -72,3 +72,31 @@ def test_continue_config_takes_the_model_from_init_from():
                     vocab_size=32000)  # fmt: skip
     with pytest.raises(ValueError, match="must be a Hugging Face BERT/RoBERTa folder"):
         train.build_model_config(c, data)
+
+
+def test_examples_longer_than_the_model_is_one_error_line_and_exit_2(tmp_path, capsys):
+    """`pretrain.build_data` makes L=512 by default; the tiny config's model has 128
+    positions. That ended in a ValueError traceback after JAX start-up; now one line
+    naming the fix, exit 2, before anything is compiled."""
+    import os
+
+    from absl import flags
+
+    from pretrain import main
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    argv = [
+        "pretrain.main",
+        "--config=" + os.path.join(repo, "pretrain", "configs", "tiny.py"),
+        "--workdir=" + str(tmp_path / "w"),
+    ]
+    try:
+        flags.FLAGS(argv)
+        cfg = flags.FLAGS.config  # as --config.data.synthetic=True ... would set it
+        cfg.data.synthetic, cfg.data.bootstrap.enabled, cfg.data.max_seq_length = True, False, 512
+        assert main.main(argv[:1]) == 2
+    finally:
+        flags.FLAGS.unparse_flags()
+    err = capsys.readouterr().err
+    assert err.startswith("error: examples have sequences of 512 tokens but model tiny")
+    assert "--max-seq-length" in err

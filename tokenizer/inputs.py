@@ -232,4 +232,3 @@ class Inputs:
             return finished + min(within, size)
 
         return where
-
