@@ -112,7 +112,11 @@ def benchmark_sentences(texts: Iterable) -> tuple[list[str], list[dict]]:
     seen: set[str] = set()
     sents: list[str] = []
     meta: list[dict] = []
+    current = None
     for bt in texts:
+        if (bt.task, bt.split) != current:  # reading and splitting is a silent minute too
+            current = (bt.task, bt.split)
+            log.info("%s-index: reading %s %s (%d sentences so far)", STAGE, *current, len(sents))
         for s in split_sentences(normalize_document(bt.text)):
             s = normalize_text(s)
             key = dedup_key(s)
