@@ -137,6 +137,14 @@ def test_eta_counts_a_running_shard_by_its_upstream_record_count(tmp_path):
     (up / ".done" / "shard-00000.json").write_text(json.dumps({"counts": {"kept": 400}}))
     assert expected_records(str(up / "shard-00000.jsonl.gz")) == 400
     assert expected_records(str(tmp_path / "raw.txt")) is None
+    # pseudonymize writes every record it reads and counts them as read/changed/unchanged
+    marker = {"counts": {"read": 300, "changed": 2, "unchanged": 298}}
+    (up / ".done" / "shard-00000.json").write_text(json.dumps(marker))
+    assert expected_records(str(up / "shard-00000.jsonl.gz")) == 300
+    marker = {"counts": {"read": 300, "removed": 10}}  # a stage that drops: not a count of output
+    (up / ".done" / "shard-00000.json").write_text(json.dumps(marker))
+    assert expected_records(str(up / "shard-00000.jsonl.gz")) is None
+    (up / ".done" / "shard-00000.json").write_text(json.dumps({"counts": {"kept": 400}}))
     out = tmp_path / "out"
     report = StageProgress(
         "dedup", str(out), {"shard-00000": (1000, 400), "shard-00001": (1000, None)}, tty=False
