@@ -66,7 +66,13 @@ def main(argv: list[str]) -> int:
         logging.error("%s", e)
         print(f"error: {e}", file=sys.stderr)
         return 1
-    logging.info("finished: %s", summary)
+    how = preemption.stop_reason(summary["stopped"])
+    if how == "done":
+        logging.info("finished: %s", summary)
+    else:  # saved at this step, not finished: the next run continues from it
+        logging.info(
+            "%s at step %d (saved; rerun the same command to resume)", how, summary["step"]
+        )
     _quiet_exit()
     return preemption.exit_code(summary["stopped"])
 
