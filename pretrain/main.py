@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
     log_info_without_library_chatter()
     try:
         summary = train.train_and_evaluate(cfg, FLAGS.workdir, preemption=preemption)
-    except train.SetupError as e:  # examples, model and init_from disagree: say which
+    except supervision.SetupError as e:  # examples, model and init_from disagree: say which
         print(f"error: {e}", file=sys.stderr)
         return 2
     except train.NonFiniteLossError as e:

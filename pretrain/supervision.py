@@ -116,6 +116,11 @@ class PreemptionWatcher:
             self.requested, self.signal_name = True, reason
 
 
+class SetupError(ValueError):
+    """The config contradicts the examples or the ``init_from`` folder: found before any
+    compilation, reported by `pretrain.main` as one ``error:`` line (exit 2)."""
+
+
 class HostAgreement:
     """Max over all hosts of a small vector of integer flags, pipelined by one check.
 

@@ -45,11 +45,6 @@ from pretrain.optimizer import TrainSettings, make_optimizer, make_schedule
 Batch = Mapping[str, jax.Array]
 
 
-class SetupError(ValueError):
-    """The config contradicts the examples or the ``init_from`` folder: found before any
-    compilation, reported by `pretrain.main` as one ``error:`` line (exit 2)."""
-
-
 class NonFiniteLossError(RuntimeError):
     """The loss or gradient norm became NaN/inf; the run stops, the last good checkpoint stays."""
 
@@ -531,7 +526,7 @@ def train_and_evaluate(
     try:
         model_config = build_model_config(cfg, data)
     except ValueError as e:
-        raise SetupError(str(e)) from e
+        raise supervision.SetupError(str(e)) from e
     total_steps = int(cfg["num_train_steps"])
     stop_at = int(cfg.get("stop_at_step", 0) or 0) or total_steps
     logging.info(

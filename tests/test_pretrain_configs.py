@@ -81,12 +81,14 @@ def test_examples_longer_than_the_model_is_a_setup_error_before_compiling(tmp_pa
     `SetupError`, raised before anything is compiled, which `pretrain.main` prints as one
     ``error:`` line with exit 2. (pretrain.main itself is not imported here: its absl flags
     would clash with finetune.main's in the same test process.)"""
-    from pretrain import train
+    from pretrain import supervision, train
 
     cfg = importlib.import_module("pretrain.configs.tiny").get_config()
     cfg.data.synthetic, cfg.data.bootstrap.enabled, cfg.data.max_seq_length = True, False, 512
-    with pytest.raises(train.SetupError, match="examples have sequences of 512 tokens but model"):
+    with pytest.raises(
+        supervision.SetupError, match="examples have sequences of 512 tokens but model"
+    ):
         train.train_and_evaluate(cfg, str(tmp_path / "w"))
     assert not (tmp_path / "w" / "checkpoints").exists()
     main_source = (Path(train.__file__).parent / "main.py").read_text(encoding="utf-8")
-    assert "except train.SetupError as e:" in main_source
+    assert "except supervision.SetupError as e:" in main_source
