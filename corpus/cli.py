@@ -40,8 +40,11 @@ def run(main: Callable[[], int | None]) -> None:
     except Interrupted as e:
         print(e, file=sys.stderr)
         sys.exit(130)
-    except KeyboardInterrupt:
-        print("interrupted: rerun the same command to resume", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        # A stage may say what was kept (KeyboardInterrupt(message)); a bare one, or
+        # the "signal 15" of _terminate, gets the generic line.
+        said = str(e) if e.args and not str(e).startswith("signal ") else ""
+        print(said or "interrupted: rerun the same command to resume", file=sys.stderr)
         sys.exit(130)
     except ShardFailed as e:
         print(f"error: {e}", file=sys.stderr)

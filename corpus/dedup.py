@@ -78,6 +78,7 @@ from corpus.matching import (
     short_key_table,
 )
 from corpus.normalize import dedup_key, normalize_document, normalize_text
+from corpus.progress import AmountProgress
 from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter
 from corpus.sentences import split_sentences
@@ -92,6 +93,12 @@ DEFAULT_THRESHOLD = DEFAULTS.threshold
 DEFAULT_TOKENIZER = "morph"
 KEYS_FILE = "keys.json"
 BATCH = 256
+#: Ctrl-C while the index is built: nothing of it is saved, so say that the rerun starts it over.
+INDEX_INTERRUPTED = (
+    STAGE + ": interrupted while building the benchmark index; no corpus shard was started "
+    "and the index is built only whole, so the same command starts it again (it is then "
+    "saved to {index_dir} and reused)"
+)
 log = logging.getLogger(__name__)
 
 
@@ -105,7 +112,11 @@ def benchmark_sentences(texts: Iterable) -> tuple[list[str], list[dict]]:
     seen: set[str] = set()
     sents: list[str] = []
     meta: list[dict] = []
+    current = None
     for bt in texts:
+        if (bt.task, bt.split) != current:  # reading and splitting is a silent minute too
+            current = (bt.task, bt.split)
+            log.info("%s-index: reading %s %s (%d sentences so far)", STAGE, *current, len(sents))
         for s in split_sentences(normalize_document(bt.text)):
             s = normalize_text(s)
             key = dedup_key(s)
@@ -148,8 +159,22 @@ def build_index(texts: Iterable, tokenizer: str = DEFAULT_TOKENIZER) -> tuple[BM
     sents, meta = benchmark_sentences(texts)
     if not sents:
         raise ValueError("no benchmark text found: nothing to decontaminate against")
-    index = BM25Index.build([tokenize(s, tokenizer) for s in sents], tokenizer=tokenizer, meta=meta)
+    index = BM25Index.build(_tokenized(sents, tokenizer), tokenizer=tokenizer, meta=meta)
     return index, [match_key(s) for s in sents]
+
+
+def _tokenized(sents: list[str], tokenizer: str) -> list[list[str]]:
+    """`sents` tokenised, with a progress bar or line: Mecab over the ~140,000 KLUE sentences
+    is the minutes-long part of building the index, and a silent minute looks like a hang."""
+    report = AmountProgress(f"{STAGE}-index", len(sents), "benchmark sentences", logger=log)
+    out = []
+    for i, s in enumerate(sents, 1):
+        out.append(tokenize(s, tokenizer))
+        if i % 512 == 0:
+            report.update(i, i)
+    report.update(len(sents), len(sents))
+    report.close()
+    return out
 
 
 def _benchmark_files(klue_dir: str) -> list[dict]:
@@ -192,7 +217,10 @@ def load_or_build_index(
             log.info("%s: reusing benchmark index %s", STAGE, index_dir)
             return (BM25Index.load(index_dir) if load else None), fp, saved["coverage"]
     log.info("%s: building the benchmark index from %s", STAGE, klue_dir)
-    index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
+    try:
+        index, keys = build_index(benchmark_texts(klue_dir), tokenizer)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(INDEX_INTERRUPTED.format(index_dir=index_dir)) from None
     if os.path.isdir(os.path.join(index_dir, TABLES_DIR)):
         shutil.rmtree(os.path.join(index_dir, TABLES_DIR))  # another index's tables
     index.save(index_dir)

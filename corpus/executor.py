@@ -331,6 +331,25 @@ class _ProgressSeconds(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def _selected_inputs(stage: str, inputs: list[str], exclude) -> tuple[list[str], list[str]]:
+    """The input files, and those ``--exclude`` left out: named in the log and the manifest,
+    so a file that is not read is never just absent (a too-wide glob shows at once)."""
+    files = expand_inputs(inputs, exclude=exclude)
+    if not exclude:
+        return files, []
+    kept = set(files)
+    left_out = [p for p in expand_inputs(inputs) if p not in kept]
+    if left_out:
+        more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
+        shown = ", ".join(left_out[:3]) + more
+        log.info("%s: --exclude leaves out %d input files: %s", stage, len(left_out), shown)
+    if not files:
+        raise FileNotFoundError(
+            f"{stage}: --exclude {' '.join(exclude)} leaves out every input file of {inputs}"
+        )
+    return files, left_out
+
+
 def screen_binary(files: list[str], on_error: str) -> tuple[list[str], list[dict]]:
     """Splits `files` into text files and skipped binary ones (``{"path", "reason"}``).
 
@@ -402,7 +421,7 @@ def run_stage(
     entries to ``manifest.json`` that describe the run without changing its fingerprint
     (they must follow from the config: dedup's benchmark coverage).
     """
-    files = expand_inputs(inputs, exclude=config.get("exclude", ()))
+    files, left_out = _selected_inputs(stage, inputs, config.get("exclude", ()))
     files, skipped = screen_binary(files, config.get("on_error", "raise"))
     if not files:
         raise FileNotFoundError(f"{stage}: no input files in {inputs}")
@@ -491,6 +510,8 @@ def run_stage(
         manifest["shard_plan"] = [sh.describe() for sh in plan]
     if skipped:
         manifest["skipped_files"] = skipped
+    if left_out:
+        manifest["excluded_files"] = left_out
     manifest.update(manifest_extra or {})
     _write_json(manifest_path, manifest)
     os.remove(run_path)

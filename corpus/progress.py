@@ -68,14 +68,18 @@ def _read(path: str) -> int:
 
 
 def expected_records(path: str) -> int | None:
-    """Records an upstream stage wrote to shard file `path` (its ``.done`` marker), if known."""
+    """Records an upstream stage wrote to shard file `path` (its ``.done`` marker), if known:
+    ``kept`` (prepare, dedup), or ``read`` for a stage that writes every record it reads
+    (pseudonymize counts ``changed``/``unchanged``, and its ``clean/`` is what the tokenizer
+    and build_data read)."""
     folder, name = os.path.split(path)
     for suffix in (".jsonl.gz", ".jsonl.zst", ".jsonl"):
         if name.endswith(suffix):
             marker = os.path.join(folder, ".done", name.removesuffix(suffix) + ".json")
             try:
                 with open(marker, encoding="utf-8") as fh:
-                    kept = json.load(fh).get("counts", {}).get("kept")
+                    counts = json.load(fh).get("counts", {})
+                kept = counts.get("kept", counts.get("read") if "unchanged" in counts else None)
             except (OSError, ValueError):
                 return None
             return kept if isinstance(kept, int) and kept > 0 else None

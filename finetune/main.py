@@ -218,9 +218,7 @@ def run_all(
             out = output / name if seeds == 1 else output / name / f"seed_{seed_cfg.seed}"
             run = trainer.run_task(seed_cfg, objects[name], pre, out, data_dir, splits[name])
             if run.get("stopped"):
-                logging.warning(
-                    "%s stopped (%s): rerun the command to resume", name, run["stopped"]
-                )
+                logging.warning("%s %s: rerun the command to resume", name, run["stopped"])
                 return run["exit_code"]
             runs.append(run)
         summaries[name] = results.summarize_seeds(runs)

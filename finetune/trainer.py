@@ -441,7 +441,11 @@ def run_task(
         log.close()
         resume.close()
     if stopped != "done":
-        return {"task": task.name, "stopped": stopped, "exit_code": watcher.exit_code(stopped)}
+        return {
+            "task": task.name,
+            "stopped": watcher.stop_reason(stopped),
+            "exit_code": watcher.exit_code(stopped),
+        }
 
     result = {
         **{k: v for k, v in info.items() if k != "config"},

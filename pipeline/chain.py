@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipeline.stages import Runner, python_module
+from pipeline.stages import Runner, config_file, python_module
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,7 +149,7 @@ def model_stages(
         # curve has points.
         steps.append(f"--config.log_every_steps={max(1, pretrain.steps // 30)}")
     runner.run(f"pretrain{rsfx}", python_module(
-        "pretrain.main", "--config", pretrain.config, "--workdir", workdir,
+        "pretrain.main", "--config", config_file(pretrain.config), "--workdir", workdir,
         f"--config.data.examples_dir={examples}",
         f"--config.data.eval_examples_dir={heldout_examples}",
         *steps, f"--config.seed={pretrain.seed}", "--config.progress_bar=False",
@@ -179,7 +179,7 @@ def finetune_stages(
     for task in tasks:
         runner.run(f"finetune-{task}{sfx}", python_module(
             "finetune", "--task", task, "--model", model, "--output", output,
-            "--data-dir", klue_dir, "--config", config, "--seeds", seeds,
+            "--data-dir", klue_dir, "--config", config_file(config), "--seeds", seeds,
             "--config.progress_bar=False", *overrides,
         ), done=output / task / "metrics.json", check=False)  # fmt: skip
 
@@ -226,7 +226,7 @@ def continued_stages(
             "--seed", pretrain.seed, *w,
         ), done=dest / "manifest.json")  # fmt: skip
     runner.run(f"pretrain{sfx}", python_module(
-        "pretrain.main", "--config", CONTINUE_CONFIG, "--workdir", workdir,
+        "pretrain.main", "--config", config_file(CONTINUE_CONFIG), "--workdir", workdir,
         f"--config.init_from={init_from}", f"--config.objective={objective}",
         f"--config.data.examples_dir={examples}",
         f"--config.data.eval_examples_dir={heldout_examples}",

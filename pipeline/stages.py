@@ -55,6 +55,16 @@ def python_module(module: str, *args: str | os.PathLike) -> list[str]:
     return [sys.executable, "-m", module, *(str(a) for a in args)]
 
 
+def config_file(spec: str) -> str:
+    """A config named from the repository root (``pretrain/configs/tiny.py``, optionally with
+    ``:tiny``) as a path its stage finds from the user's working folder: the stages run there,
+    and outside the repository the relative name does not exist. Unchanged where it does."""
+    path, sep, variant = spec.partition(":")
+    if os.path.isabs(path) or os.path.exists(path):
+        return spec
+    return str(REPO_ROOT / path) + sep + variant
+
+
 def printable(cmd: Sequence[str], stdout: Path | None = None) -> str:
     """The command as a shell line (``python`` for this interpreter, ``> FILE`` when captured)."""
     parts = ["python" if c == sys.executable else c for c in cmd]

@@ -208,6 +208,9 @@ def _verify(model: Any, folder: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    from pretrain.metric_log import log_info_without_library_chatter
+
+    log_info_without_library_chatter()  # orbax's restore said 45 INFO lines of its own
 
     def work() -> str:
         out = export(

@@ -10,8 +10,9 @@ Running the same command again resumes from the newest checkpoint in DIR. SIGTER
 (SIGINT) save one checkpoint (on several hosts, every host at the same step) and stop; a second
 Ctrl-C exits at once. Exit codes (`pretrain.supervision`): 0 done; 75 preempted (SIGTERM, or a
 signal on another host: saved, not finished, run again); 130 stopped by Ctrl-C (saved, not
-finished); 1 non-finite loss; 2 no training data configured (the message names the flag);
-3 hung (the watchdog found no finished step for too long).
+finished); 1 non-finite loss; 2 no training data configured, or a config that contradicts the
+examples or the init_from folder (one line naming the flag); 3 hung (the watchdog found no
+finished step for too long).
 """
 
 from __future__ import annotations
@@ -58,11 +59,20 @@ def main(argv: list[str]) -> int:
     log_info_without_library_chatter()
     try:
         summary = train.train_and_evaluate(cfg, FLAGS.workdir, preemption=preemption)
+    except supervision.SetupError as e:  # examples, model and init_from disagree: say which
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except train.NonFiniteLossError as e:
         logging.error("%s", e)
         print(f"error: {e}", file=sys.stderr)
         return 1
-    logging.info("finished: %s", summary)
+    how = preemption.stop_reason(summary["stopped"])
+    if how == "done":
+        logging.info("finished: %s", summary)
+    else:  # saved at this step, not finished: the next run continues from it
+        logging.info(
+            "%s at step %d (saved; rerun the same command to resume)", how, summary["step"]
+        )
     _quiet_exit()
     return preemption.exit_code(summary["stopped"])
 

@@ -101,10 +101,24 @@ class PreemptionWatcher:
             return DONE_EXIT_CODE
         return INTERRUPTED_EXIT_CODE if self.interrupted else PREEMPTED_EXIT_CODE
 
+    def stop_reason(self, stopped: str) -> str:
+        """How a run that ended `stopped` ended, in words: "done", "stopped by Ctrl-C" (exit
+        130) or "preempted" (exit 75). The run summary says "preempted" for both, since both
+        are a save-and-stop; the user's last line should name the one that happened."""
+        code = self.exit_code(stopped)
+        return {INTERRUPTED_EXIT_CODE: "stopped by Ctrl-C", PREEMPTED_EXIT_CODE: "preempted"}.get(
+            code, "done"
+        )
+
     def request(self, reason: str) -> None:
         """Asks for a save-and-stop (what the signal handler does; also for tests and tools)."""
         if not self.requested:
             self.requested, self.signal_name = True, reason
+
+
+class SetupError(ValueError):
+    """The config contradicts the examples or the ``init_from`` folder: found before any
+    compilation, reported by `pretrain.main` as one ``error:`` line (exit 2)."""
 
 
 class HostAgreement:

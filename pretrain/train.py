@@ -523,7 +523,10 @@ def train_and_evaluate(
     use_compilation_cache(str(cfg.get("compilation_cache_dir", "") or ""))
 
     data = bootstrap.resolve_data(cfg, workdir)
-    model_config = build_model_config(cfg, data)
+    try:
+        model_config = build_model_config(cfg, data)
+    except ValueError as e:
+        raise supervision.SetupError(str(e)) from e
     total_steps = int(cfg["num_train_steps"])
     stop_at = int(cfg.get("stop_at_step", 0) or 0) or total_steps
     logging.info(

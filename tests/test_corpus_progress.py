@@ -104,6 +104,11 @@ def test_exclude_globs_by_name_and_by_path(tmp_path):
         {"on_error": "raise", "exclude": ["*.png"]},
     )
     assert counts == {"kept": 200, "read": 200}
+    # a file left out is named in the manifest, never just absent
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["excluded_files"] == [str(src / "img" / "logo.png")]
+    with pytest.raises(FileNotFoundError, match=r"--exclude \* leaves out every input file"):
+        run_stage("toy", [str(src)], str(tmp_path / "o3"), copy_shard, {"exclude": ["*"]})
 
 
 def test_progress_lines_off_a_terminal_give_records_per_second_and_eta(tmp_path, caplog):
@@ -132,6 +137,14 @@ def test_eta_counts_a_running_shard_by_its_upstream_record_count(tmp_path):
     (up / ".done" / "shard-00000.json").write_text(json.dumps({"counts": {"kept": 400}}))
     assert expected_records(str(up / "shard-00000.jsonl.gz")) == 400
     assert expected_records(str(tmp_path / "raw.txt")) is None
+    # pseudonymize writes every record it reads and counts them as read/changed/unchanged
+    marker = {"counts": {"read": 300, "changed": 2, "unchanged": 298}}
+    (up / ".done" / "shard-00000.json").write_text(json.dumps(marker))
+    assert expected_records(str(up / "shard-00000.jsonl.gz")) == 300
+    marker = {"counts": {"read": 300, "removed": 10}}  # a stage that drops: not a count of output
+    (up / ".done" / "shard-00000.json").write_text(json.dumps(marker))
+    assert expected_records(str(up / "shard-00000.jsonl.gz")) is None
+    (up / ".done" / "shard-00000.json").write_text(json.dumps({"counts": {"kept": 400}}))
     out = tmp_path / "out"
     report = StageProgress(
         "dedup", str(out), {"shard-00000": (1000, 400), "shard-00001": (1000, None)}, tty=False

@@ -271,3 +271,31 @@ def test_dedup_rare_quote_counts_phrases_over_the_whole_corpus(tmp_path):
     phrases = _stats(Path(str(out) + ".phrases"))
     assert phrases["read"] == 5 and sorted(phrases["phrases"].values()) == [1, 3]
     assert _stats(out)["kept"] == 4
+
+
+def test_dedup_index_build_shows_progress_and_a_ctrl_c_says_it_starts_over(
+    tmp_path, caplog, capsys, monkeypatch
+):
+    """Building the index (Mecab over every KLUE sentence) took 2 minutes with no line; a
+    Ctrl-C there said "resume", though nothing of the index is kept."""
+    from corpus import cli
+
+    monkeypatch.setenv("CORPUS_PROGRESS_SECONDS", "0")
+    with caplog.at_level(logging.INFO, logger="corpus.dedup"):
+        dedup.load_or_build_index(str(KLUE), str(tmp_path / "index"), "eojeol")
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dedup-index:")]
+    assert any(line.startswith("dedup-index: reading sts ") for line in lines)
+    counted = [line for line in lines if "benchmark sentences" in line]
+    assert counted and "ETA" in counted[0]
+
+    def stop(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dedup, "tokenize", stop)
+    index_dir = str(tmp_path / "index2")
+    with pytest.raises(SystemExit) as exit_:
+        cli.run(lambda: dedup.load_or_build_index(str(KLUE), index_dir, "eojeol"))
+    assert exit_.value.code == 130
+    err = capsys.readouterr().err.strip()
+    assert err == dedup.INDEX_INTERRUPTED.format(index_dir=index_dir)
+    assert "starts it again" in err and "Traceback" not in err

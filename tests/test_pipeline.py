@@ -153,3 +153,20 @@ def test_help(module):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "usage" in proc.stdout.lower()
+
+
+def test_stage_configs_are_found_from_outside_the_repository(tmp_path, monkeypatch):
+    """`pipeline.ablate` run from the user's work folder passed `pretrain/configs/tiny.py`
+    to `pretrain.main`, which looked for it there and failed (OSError, exit 1)."""
+    from pipeline.stages import REPO_ROOT, config_file
+
+    monkeypatch.chdir(tmp_path)
+    found = config_file("pretrain/configs/tiny.py")
+    assert found == str(REPO_ROOT / "pretrain" / "configs" / "tiny.py") and Path(found).is_file()
+    tiny = config_file("finetune/configs/common.py:tiny")
+    assert tiny.endswith(":tiny") and Path(tiny.removesuffix(":tiny")).is_file()
+    own = tmp_path / "my.py"
+    own.write_text("")
+    assert config_file("my.py") == "my.py"  # the user's own config, relative to where they are
+    monkeypatch.chdir(REPO_ROOT)
+    assert config_file("pretrain/configs/tiny.py") == "pretrain/configs/tiny.py"

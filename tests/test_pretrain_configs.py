@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,22 @@ def test_continue_config_takes_the_model_from_init_from():
                     vocab_size=32000)  # fmt: skip
     with pytest.raises(ValueError, match="must be a Hugging Face BERT/RoBERTa folder"):
         train.build_model_config(c, data)
+
+
+def test_examples_longer_than_the_model_is_a_setup_error_before_compiling(tmp_path):
+    """`pretrain.build_data` makes L=512 by default; the tiny config's model has 128
+    positions. That ended in a ValueError traceback after JAX start-up; now it is a
+    `SetupError`, raised before anything is compiled, which `pretrain.main` prints as one
+    ``error:`` line with exit 2. (pretrain.main itself is not imported here: its absl flags
+    would clash with finetune.main's in the same test process.)"""
+    from pretrain import supervision, train
+
+    cfg = importlib.import_module("pretrain.configs.tiny").get_config()
+    cfg.data.synthetic, cfg.data.bootstrap.enabled, cfg.data.max_seq_length = True, False, 512
+    with pytest.raises(
+        supervision.SetupError, match="examples have sequences of 512 tokens but model"
+    ):
+        train.train_and_evaluate(cfg, str(tmp_path / "w"))
+    assert not (tmp_path / "w" / "checkpoints").exists()
+    main_source = (Path(train.__file__).parent / "main.py").read_text(encoding="utf-8")
+    assert "except supervision.SetupError as e:" in main_source

@@ -240,6 +240,15 @@ def test_export_cli_uses_load_for_export(monkeypatch, tokenizer_dir, tmp_path):
     assert "license: mit" in (out2 / "README.md").read_text()
     # Existing output: a clear error and exit code 2, not a traceback.
     assert export_cli.main(["--workdir", "w", "--output", str(out)]) == 2
+    # orbax's INFO chatter on restoring the checkpoint (45 lines) is not shown; warnings are
+    import logging
+
+    def record(level):
+        return logging.LogRecord("absl", level, "/x/orbax/checkpoint/a.py", 1, "m", (), None)
+
+    handlers = logging.getLogger().handlers
+    assert handlers and not any(h.filter(record(logging.INFO)) for h in handlers)
+    assert all(h.filter(record(logging.WARNING)) for h in handlers)
 
 
 def _hf_logits(arch: str, folder: Path, batch: dict) -> tuple[np.ndarray, np.ndarray | None]:

@@ -354,3 +354,16 @@ def test_program_cache_is_keyed_by_every_setting():
         assert train.build_program(mc, _cfg(**{field: value}), "bert", mesh) is not program
     names = {f.name for f in dataclasses.fields(TrainSettings)}
     assert names - {"fsdp_min_size"} <= set(default.get_config().keys())
+
+
+def test_the_last_line_names_a_ctrl_c_as_such_not_as_a_preemption():
+    """A Ctrl-C ended `pretrain.main` with "finished: {... 'stopped': 'preempted'}" and
+    `finetune` with "ynat stopped (preempted)", though the exit status was 130."""
+    from pretrain.supervision import PreemptionWatcher
+
+    watcher = PreemptionWatcher()
+    assert watcher.stop_reason("done") == "done"
+    assert watcher.stop_reason("preempted") == "preempted"  # SIGTERM: exit 75
+    watcher.interrupted = True  # what the SIGINT handler sets
+    assert watcher.stop_reason("preempted") == "stopped by Ctrl-C"
+    assert watcher.exit_code("preempted") == 130

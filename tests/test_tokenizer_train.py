@@ -272,3 +272,28 @@ def test_segmenting_workers_leave_ctrl_c_to_the_parent():
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "alive", proc.stderr
+
+
+def test_progress_counts_input_bytes_so_a_record_shard_ends_at_100_percent(tmp_path):
+    """A record shard's bytes are mostly JSON fields: measured by text bytes the bar stood at
+    45% when counting had finished. Through the shard's record count (its `.done` marker)
+    halfway through its records is halfway through its bytes."""
+    from corpus.records import RecordWriter
+    from tokenizer.inputs import Inputs
+
+    folder = tmp_path / "clean"
+    url = "https://ko.wikipedia.org/wiki?curid=" + "1" * 80
+    with RecordWriter(folder / "shard-00000.jsonl") as out:
+        for i in range(100):
+            out.write({"id": f"d{i}", "text": f"문장 {i}.", "source": "w", "url": url})
+    (folder / ".done").mkdir()
+    (folder / ".done" / "shard-00000.json").write_text('{"counts": {"kept": 100}}')
+    (folder / "manifest.json").write_text("{}")
+    source = Inputs([str(folder)])
+    total = source.fraction() and source.counts["input_bytes"]
+    seen = []
+    for n, _ in enumerate(source.lines(), 1):
+        if n == 50:
+            seen.append(source.position / total)
+    assert 0.45 <= seen[0] <= 0.55
+    assert source.position == total

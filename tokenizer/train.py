@@ -320,7 +320,7 @@ def train_tokenizer(
         t0 = time.perf_counter()
         char_counts: collections.Counter = collections.Counter()
         label = f"{STAGE}: {'morphemes' if method == 'morpheme-bpe' else 'words'} counted"
-        report = AmountProgress(label, source.counts["input_bytes"] * fraction, "lines", logger=log)
+        report = AmountProgress(label, source.counts["input_bytes"], "lines", logger=log)
         units = count_units(
             source.lines(),
             morphemes=method == "morpheme-bpe",
@@ -328,7 +328,7 @@ def train_tokenizer(
             counts=counts,
             char_counts=char_counts,
             max_distinct=max_distinct_units,
-            progress=lambda: report.update(source.counts["bytes"], source.counts["lines_used"]),
+            progress=lambda: report.update(source.position, source.counts["lines_used"]),
         )
         report.close()
         timings["segment_s"] = time.perf_counter() - t0
@@ -555,7 +555,7 @@ def _sample_size(text: str) -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     try:
         train_tokenizer(
             args.input,
