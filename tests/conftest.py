@@ -8,6 +8,35 @@ import pytest
 
 from corpus.datadir import resolve_data_dir
 
+#: The test files that take a minute or more on the 2-core CI machine, longest first (from
+#: `pytest --durations=60`, December 2026). `make test` spreads whole files over 2 processes
+#: (`--dist loadfile`) in collection order; these run first so that no long file starts last
+#: while the other process has nothing left (alphabetically, test_tpu_e2e came last: the run's
+#: final minutes were one process on one file). Only the order changes, never what runs.
+LONG_FIRST = (
+    "test_pretrain_train_runs.py",
+    "test_finetune_trainer.py",
+    "test_tpu_e2e.py",
+    "test_finetune_wos.py",
+    "test_pretrain_preemption.py",
+    "test_demo.py",
+    "test_bench_device.py",
+    "test_finetune_dp.py",
+    "test_finetune_dp_wos_e2e.py",
+    "test_pretrain_continue.py",
+    "test_finetune_accumulation.py",
+    "test_finetune_export.py",
+    "test_pretrain_supervision.py",
+    "test_finetune_span_tasks.py",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The files of `LONG_FIRST` first, in that order; every other file after them, as
+    collected. Tests of one file stay together and in their order (a stable sort by file)."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FIRST)))
+
 
 def _data_dir() -> Path | None:
     try:
