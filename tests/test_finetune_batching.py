@@ -297,6 +297,7 @@ def _tiny_loaded(ctx: EncodeContext):
     return LoadedModel(encoder, config, ctx.tokenizer, ids, "test", Path("tiny"), Path("tiny"))
 
 
+@pytest.mark.long  # ~28 s; in `make test`: test_one_batch_padded_to_128_or_cut... (ner, mrc)
 def test_a_short_bucketed_run_logs_the_losses_and_scores_of_the_padded_one(
     tmp_path, unoptimised_compilation
 ):

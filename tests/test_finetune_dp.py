@@ -169,6 +169,7 @@ def test_parser_head_learns_the_fixture_treebank():
 
 
 @pytest.mark.slow
+@pytest.mark.long  # ~45 s; in `make test`: test_parser_head_learns_the_fixture_treebank
 def test_tiny_model_memorises_20_real_sentences(data_dir):
     """Memorisation shows the parser, its masking and its decoding are wired right."""
     # 20 sentences that fit the tiny encoder's 128 positions at one token per character

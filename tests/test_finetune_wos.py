@@ -313,6 +313,8 @@ def morpheme_context(texts):
 
 
 @pytest.mark.slow
+@pytest.mark.long  # ~100 s; in `make test` the wiring is proven on the fixture dialogues
+# (test_trade_head_learns_the_fixture_dialogues, test_gates_dontcare_yes_no_and_a_copied_value...)
 def test_tiny_model_memorises_5_real_dialogues(data_dir):
     """Memorising real dialogues (all 45 slots of the real ontology) shows the gate, the
     pointer-generator and the decoding to ontology spelling are wired right. The whole history

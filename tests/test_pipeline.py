@@ -58,11 +58,7 @@ def _run(args: list[str], cwd: Path = REPO) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    os.environ.get("KLUE_LONG_TESTS") != "1",
-    reason="three tiny pretraining + fine-tuning runs (~3 min on 2 idle cores) would push "
-    "`make test` past its 15-minute budget; KLUE_LONG_TESTS=1 runs it",
-)
+@pytest.mark.long  # three tiny pretraining + fine-tuning runs, ~3 min on 2 idle cores
 def test_ablation_runs_both_arms_with_the_same_seeds(tmp_path):
     out = tmp_path / "ablation"
     _run(["pipeline.ablate", "--ablation", "tokenizer", "--scale", "demo", "--embedded",
@@ -113,7 +109,6 @@ except KeyboardInterrupt:
 
 
 def test_runner_reuses_finished_stages_and_passes_sigterm_to_the_stage(tmp_path):
-    import os
     import signal
     import time
 
