@@ -204,33 +204,17 @@ def _encoded(name: str, full: int):
 def test_one_batch_padded_to_128_or_cut_gives_the_same_loss_and_outputs(
     name, unoptimised_compilation
 ):
-    import dataclasses
-
     import jax
     import jax.numpy as jnp
     from flax import nnx
 
     from finetune.modeling import FinetuneModel
-    from pretrain import models
-    from pretrain.models import concrete_rest
 
     task, examples, ctx, f = _encoded(name, 128)
-    cfg = dataclasses.replace(
-        models.PRESETS["tiny"],
-        vocab_size=ctx.tokenizer.get_vocab_size(),
-        dtype="float32",
-        hidden_dropout=0.0,
-        attention_dropout=0.0,
-        num_layers=1,
-        hidden_size=32,
-        intermediate_size=64,
-    )
-    # Random weights drawn with NumPy on the abstract model (no eager JAX initialisers: fast).
+    cfg = _tiny_config(ctx)
     abstract = nnx.eval_shape(lambda: FinetuneModel(cfg, task, add_pooler=True, rngs=nnx.Rngs(0)))
-    graphdef, shapes, rest = nnx.split(abstract, nnx.Param, ...)
-    rng = np.random.default_rng(0)
-    params = jax.tree.map(lambda x: rng.normal(0, 0.1, x.shape).astype(x.dtype), shapes)
-    state = (params, concrete_rest(rest))
+    graphdef, params, rest = _numpy_weights(abstract, seed=0)
+    state = (params, rest)
     # NER and YNAT rows (at most 22 tokens here) are cut to 24 or 32; MRC's (up to 100) to 104.
     pad = batching.padding_for(task, 128, (24, 32, 104))
     full = batching.take_batch(f, np.arange(len(f)), len(f) + 1)  # one weight-0 filler row
@@ -265,19 +249,13 @@ def test_one_batch_padded_to_128_or_cut_gives_the_same_loss_and_outputs(
     assert task.predict(rows, f, examples) == want
 
 
-def _tiny_loaded(ctx: EncodeContext):
-    """A `finetune.pretrained.LoadedModel`: a one-layer random BERT (hidden 32, 64 positions,
-    no dropout) with ``ctx``'s tokenizer, its weights drawn with NumPy on the abstract encoder
-    (no Hugging Face folder to write and read: compilation is what these tests spend)."""
+def _tiny_config(ctx: EncodeContext, **extra):
+    """A one-layer random BERT (hidden 32, no dropout, float32) for ``ctx``'s tokenizer."""
     import dataclasses
 
-    import jax
-    from flax import nnx
-
-    from finetune.pretrained import LoadedModel
     from pretrain import models
 
-    config = dataclasses.replace(
+    return dataclasses.replace(
         models.PRESETS["tiny"],
         vocab_size=ctx.tokenizer.get_vocab_size(),
         dtype="float32",
@@ -286,13 +264,36 @@ def _tiny_loaded(ctx: EncodeContext):
         num_layers=1,
         hidden_size=32,
         intermediate_size=64,
-        max_position_embeddings=64,
+        **extra,
     )
-    abstract = nnx.eval_shape(lambda: models.Encoder(config, rngs=nnx.Rngs(0)))
+
+
+def _numpy_weights(abstract, seed: int):
+    """``(graphdef, params, rest)`` of an abstract NNX model, its weights drawn with NumPy
+    (N(0, 0.1)): no eager JAX initialisers, which would compile one program per weight."""
+    import jax
+    from flax import nnx
+
+    from pretrain.models import concrete_rest
+
     graphdef, shapes, rest = nnx.split(abstract, nnx.Param, ...)
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(seed)
     params = jax.tree.map(lambda x: rng.normal(0, 0.1, x.shape).astype(x.dtype), shapes)
-    encoder = nnx.merge(graphdef, params, models.concrete_rest(rest))
+    return graphdef, params, concrete_rest(rest)
+
+
+def _tiny_loaded(ctx: EncodeContext):
+    """A `finetune.pretrained.LoadedModel`: a one-layer random BERT (hidden 32, 64 positions,
+    no dropout) with ``ctx``'s tokenizer, its weights drawn with NumPy on the abstract encoder
+    (no Hugging Face folder to write and read: compilation is what these tests spend)."""
+    from flax import nnx
+
+    from finetune.pretrained import LoadedModel
+    from pretrain import models
+
+    config = _tiny_config(ctx, max_position_embeddings=64)
+    abstract = nnx.eval_shape(lambda: models.Encoder(config, rngs=nnx.Rngs(0)))
+    encoder = nnx.merge(*_numpy_weights(abstract, seed=1))
     ids = {"pad": ctx.pad_id, "cls": ctx.cls_id, "sep": ctx.sep_id}
     return LoadedModel(encoder, config, ctx.tokenizer, ids, "test", Path("tiny"), Path("tiny"))
 
