@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from flax import nnx
+from hf_reference import ROBERTA_LAYOUT, perturb
 
 from finetune.pretrained import ModelLoadError, load_encoder
 from finetune.tasks.classification import FirstTokenHead
@@ -32,7 +33,6 @@ from tests.test_finetune_pretrained import (
     PAIRS,
     SHAPE,
     _encode,
-    _perturb,
     _vocab,
     _write_vocab,
 )
@@ -46,7 +46,7 @@ def _save(model, tokenizer, folder: Path, seed: int, safetensors: bool = True) -
     """``save_pretrained`` of the perturbed ``model``; ``safetensors=False`` leaves only a
     ``pytorch_model.bin`` (``torch.save`` of the state dict, what older releases hold)."""
     torch.manual_seed(seed)
-    _perturb(torch, model, seed)
+    perturb(torch, model, seed)
     model.eval()
     model.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
@@ -120,14 +120,7 @@ def test_xlm_roberta_with_sentencepiece_tokenizer(tmp_path):
     pieces = _xlmr_pieces()
     tokenizer = tf.XLMRobertaTokenizer(vocab=pieces)
     config = tf.XLMRobertaConfig(
-        vocab_size=len(pieces),
-        max_position_embeddings=40,
-        pad_token_id=1,
-        bos_token_id=0,
-        eos_token_id=2,
-        type_vocab_size=1,
-        layer_norm_eps=1e-5,
-        **SHAPE,
+        vocab_size=len(pieces), max_position_embeddings=40, **ROBERTA_LAYOUT, **SHAPE
     )
     theirs = tf.XLMRobertaModel(config)
     folder = _save(theirs, tokenizer, tmp_path / "xlmr", 5)

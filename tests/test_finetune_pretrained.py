@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from flax import nnx
+from hf_reference import ROBERTA_LAYOUT, perturb
 from safetensors.numpy import load_file, save_file
 
 from finetune import pretrained
@@ -47,13 +48,6 @@ def _write_vocab(folder: Path, specials: list[str]) -> Path:
     return folder / "vocab.txt"
 
 
-def _perturb(torch, model, seed: int) -> None:
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(0.1 * torch.randn(p.shape, generator=gen))
-
-
 def _stock_folder(kind: str, tmp_path: Path) -> tuple[Path, object]:
     """Save a random stock transformers model + tokenizer; returns (folder, torch model)."""
     torch = pytest.importorskip("torch", reason="torch not installed (optional extra)")
@@ -69,15 +63,7 @@ def _stock_folder(kind: str, tmp_path: Path) -> tuple[Path, object]:
         model = tf.BertForSequenceClassification(config)
     elif kind == "klue-roberta":  # KLUE-RoBERTa's ids and sizes, RoBERTa's classifier head
         config = tf.RobertaConfig(
-            vocab_size=n,
-            max_position_embeddings=514,
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            type_vocab_size=1,
-            layer_norm_eps=1e-5,
-            num_labels=3,
-            **SHAPE,
+            vocab_size=n, max_position_embeddings=514, num_labels=3, **ROBERTA_LAYOUT, **SHAPE
         )
         model = tf.RobertaForSequenceClassification(config)
     else:  # a bare RobertaModel: names without the "roberta." prefix, with a pooler
@@ -85,7 +71,7 @@ def _stock_folder(kind: str, tmp_path: Path) -> tuple[Path, object]:
             vocab_size=n, max_position_embeddings=40, pad_token_id=1, type_vocab_size=1, **SHAPE
         )
         model = tf.RobertaModel(config)
-    _perturb(torch, model, seed=len(kind))
+    perturb(torch, model, seed=len(kind))
     model.eval()
     model.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))

@@ -29,6 +29,7 @@ import jax
 import numpy as np
 import pytest
 from flax import nnx
+from hf_reference import ROBERTA_LAYOUT, perturb
 from safetensors.numpy import load_file
 
 from pretrain import build_data, checkpointing, hf_init, metric_log, train
@@ -57,25 +58,16 @@ def make_hf_folder(folder: Path, layout: str) -> Path:
     folder.mkdir(parents=True)
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tokenizer = transformers.BertTokenizer(vocab=str(folder / "vocab.txt"), do_lower_case=False)
-    torch.manual_seed(len(layout))
+    torch.manual_seed(len(layout))  # the stock initialisation
     if layout == "klue-bert":
         config = transformers.BertConfig(vocab_size=len(vocab), **SHAPE)
         model = transformers.BertForPreTraining(config)
     else:
         config = transformers.RobertaConfig(
-            vocab_size=len(vocab),
-            max_position_embeddings=514,
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            type_vocab_size=1,
-            layer_norm_eps=1e-5,
-            **SHAPE,
+            vocab_size=len(vocab), max_position_embeddings=514, **ROBERTA_LAYOUT, **SHAPE
         )
         model = transformers.RobertaForMaskedLM(config)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(0.1 * torch.randn_like(p))
+    perturb(torch, model, seed=len(layout))
     model.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
     return folder

@@ -14,6 +14,7 @@ import jax
 import numpy as np
 import pytest
 from flax import nnx
+from hf_reference import ROBERTA_LAYOUT, perturb
 from safetensors.numpy import load_file
 
 from pretrain import export as export_cli
@@ -421,17 +422,9 @@ def test_load_folder_saved_by_transformers(arch, tmp_path):
             transformers.BertConfig(max_position_embeddings=40, **shape)
         )
     else:
-        config = transformers.RobertaConfig(
-            max_position_embeddings=42,
-            pad_token_id=1,
-            type_vocab_size=1,
-            layer_norm_eps=1e-5,
-            **shape,
-        )
+        config = transformers.RobertaConfig(max_position_embeddings=42, **ROBERTA_LAYOUT, **shape)
         hf = transformers.RobertaForMaskedLM(config)
-    with torch.no_grad():
-        for p in hf.parameters():
-            p.add_(0.1 * torch.randn_like(p))
+    perturb(torch, hf, seed=0)
     hf.save_pretrained(str(tmp_path / "hf"))
     config, model = hf_export.load_hf_folder(tmp_path / "hf", dtype="float32")
     assert config.pad_token_id == (0 if arch == "bert" else 1)
