@@ -326,17 +326,18 @@ class WosTask(KlueTask):
     ) -> None:
         if not 0.0 <= teacher_forcing <= 1.0:
             raise ValueError(f"wos: teacher_forcing must be in [0, 1], not {teacher_forcing}")
-        if gru_start not in GRU_STARTS:
-            raise ValueError(f"wos: gru_start must be one of {GRU_STARTS}, not {gru_start!r}")
+        for name, value, allowed in (
+            ("gru_start", gru_start, GRU_STARTS),
+            ("value_loss", value_loss, VALUE_LOSSES),
+            ("gate_input", gate_input, GATE_INPUTS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"wos: {name} must be one of {allowed}, not {value!r}")
         self.teacher_forcing = teacher_forcing
         self.decode_length = decode_length
         self.current_turn_segment = current_turn_segment
         self.gru_start = gru_start
         self.needs_pooler = gru_start == "pooler"
-        if value_loss not in VALUE_LOSSES:
-            raise ValueError(f"wos: value_loss must be one of {VALUE_LOSSES}, not {value_loss!r}")
-        if gate_input not in GATE_INPUTS:
-            raise ValueError(f"wos: gate_input must be one of {GATE_INPUTS}, not {gate_input!r}")
         self.value_loss = value_loss
         self.gate_input = gate_input
         self.max_value_length_option = max_value_length
