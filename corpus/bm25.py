@@ -676,7 +676,7 @@ class BM25Index:
             (arrays["data"], arrays["indices"], arrays["indptr"]), shape=tuple(arrays["shape"])
         )
         return cls(
-            vocab={t: i for i, t in enumerate(info["terms"])},
+            vocab=dict(zip(info["terms"], range(len(info["terms"])), strict=True)),
             idf=arrays["idf"],
             weights=weights,
             doc_len=arrays["doc_len"],

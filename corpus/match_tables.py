@@ -3,14 +3,17 @@
 `corpus.matching.Matcher` reads, besides the BM25 index, tables that depend only on
 the benchmark sentences (and for the overlap seeds on two thresholds): each benchmark
 sentence's two rarest morphemes (containment candidates), the ``overlap`` seeds, the
-pruning bounds of `corpus.bm25.BM25Index.best_above` and each sentence's BM25
-self-weight. Built in every worker they cost 3-4 CPU seconds and about half a GB per
-process (measured in docs/corpus.md). `save_tables` writes them as ``.npy`` files into
-``<index>/tables/`` once (`corpus.dedup` does it in the parent, before the workers
-start); `load_tables` maps them read-only, so the workers of a node share one copy in
-the page cache and start in a fraction of a second. The overlap seeds are kept per
-(``overlap_chars``, ``overlap_share``) in their own folder, since a non-default
-configuration needs other seeds.
+pruning bounds of `corpus.bm25.BM25Index.best_above`, each sentence's BM25
+self-weight, the keys themselves with their lengths, the ``near_copy`` candidates by
+their first characters (`HeadTable`) and the ``near_exact`` one-character deletions
+(`deletion_table`). Built in every worker they cost 3-4 CPU seconds and about half a
+GB per process (measured in docs/corpus.md). `save_tables` writes them as ``.npy`` (and
+for strings ``.txt``) files into ``<index>/tables/`` once (`corpus.dedup` does it in the
+parent, before the workers start); `load_tables` maps them read-only, so the workers of
+a node share one copy in the page cache and start in a fraction of a second (the two
+string tables become dictionaries again, by C-level ``dict(zip(...))``). The overlap
+seeds are kept per (``overlap_chars``, ``overlap_share``) in their own folder, and the
+deletions per reach (``short_chars``), since a non-default configuration needs others.
 
 Nothing here changes a decision: the tables are the same numbers the matcher built
 for itself before (tests/test_corpus_matching.py compares both, and `bench.dedup`'s
@@ -28,15 +31,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpus.bm25 import BM25Index
-from corpus.index_files import load_arrays, save_arrays
+from corpus.index_files import load_arrays, load_strings, save_arrays, save_strings
+from corpus.quotes import NEAR_MAX_CHARS, NEAR_MIN_CHARS, QUOTE_MIN_CHARS, SHORT_GRAM
 
 TABLES_DIR = "tables"
 #: Bump when a table's definition changes: older saved tables are then rebuilt.
-TABLES_VERSION = 3
+TABLES_VERSION = 4
 BOUNDS = ("level_self", "level_max", "doc_factor", "wkey", "by_doc_data", "by_doc_indices",
           "by_doc_indptr")  # fmt: skip
 SIGNATURE = ("sig_indices", "sig_indptr", "doc_weight")
 SEEDS = ("grams", "codes", "start", "hits")
+HEADS = ("head_start", "head_docs")
 #: Positions in a seed hit are the low 20 bits (``doc << 20 | position``).
 POS_BITS = 20
 
@@ -156,8 +161,52 @@ class OverlapSeeds:
         return {"grams": self.grams, "codes": self.codes, "start": self.start, "hits": self.hits}
 
 
+@dataclass
+class HeadTable:
+    """``near_copy``'s candidates: every benchmark key of `NEAR_MIN_CHARS` to
+    `NEAR_MAX_CHARS` characters under its first `SHORT_GRAM` characters, in index order
+    (the first of equal shares wins). The keys under head ``h`` are the sentences
+    ``docs[start[rows[h]]:start[rows[h] + 1]]``: one dictionary of ints and two lists
+    load in milliseconds, where 48,738 lists (or tuples) took a worker 0.05-0.1 CPU s."""
+
+    rows: dict[str, int]
+    start: list[int]
+    docs: list[int]
+
+    @classmethod
+    def build(cls, keys: Sequence[str], lengths: np.ndarray) -> HeadTable:
+        table: dict[str, list[int]] = {}
+        near = (lengths >= NEAR_MIN_CHARS) & (lengths <= NEAR_MAX_CHARS)
+        for d in np.flatnonzero(near).tolist():
+            table.setdefault(keys[d][:SHORT_GRAM], []).append(d)
+        start = np.r_[0, np.cumsum([len(v) for v in table.values()], dtype=np.int64)]
+        docs = [d for v in table.values() for d in v]
+        return cls(dict(zip(table, range(len(table)), strict=True)), start.tolist(), docs)
+
+    def get(self, head: str) -> list[int]:
+        """The sentences under `head`, in index order (none: empty)."""
+        h = self.rows.get(head)
+        return [] if h is None else self.docs[self.start[h] : self.start[h + 1]]
+
+
+def deletion_table(keys: Sequence[str], lengths: np.ndarray, near_chars: int) -> dict[str, int]:
+    """``near_exact``'s lookups: every one-character deletion of every benchmark key of
+    ``NEAR_MIN_CHARS - 1`` to `near_chars` characters -> the first sentence that has it."""
+    table: dict[str, int] = {}
+    short = (lengths >= NEAR_MIN_CHARS - 1) & (lengths <= near_chars)
+    for i in np.flatnonzero(short).tolist():
+        k = keys[i]
+        for j in range(len(k)):
+            table.setdefault(k[:j] + k[j + 1 :], i)
+    return table
+
+
 def seeds_dir(index_dir: str, min_chars: int, min_share: float) -> str:
     return os.path.join(index_dir, TABLES_DIR, f"seeds-{min_chars}-{min_share!r}")
+
+
+def deletions_dir(index_dir: str, near_chars: int) -> str:
+    return os.path.join(index_dir, TABLES_DIR, f"deletions-{near_chars}")
 
 
 def index_tables(index: BM25Index, keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -175,15 +224,30 @@ def index_tables(index: BM25Index, keys: Sequence[str]) -> dict[str, np.ndarray]
 
 
 def save_tables(
-    index_dir: str, index: BM25Index, keys: Sequence[str], seed_configs: Sequence[tuple]
+    index_dir: str,
+    index: BM25Index,
+    keys: Sequence[str],
+    seed_configs: Sequence[tuple],
+    near_reaches: Sequence[int] = (),
 ) -> None:
-    """Writes `index_tables` and the overlap seeds of each (gram, min_chars, min_share) of
-    `seed_configs` that is not saved yet into ``<index_dir>/tables/``."""
+    """Writes `index_tables`, the keys and the ``near_copy`` heads, then the overlap seeds of
+    each (gram, min_chars, min_share) of `seed_configs` and the deletions of each reach
+    (``near_chars``) of `near_reaches` that are not saved yet, into ``<index_dir>/tables/``."""
     root = os.path.join(index_dir, TABLES_DIR)
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
     if _version(root) != TABLES_VERSION:
         if os.path.isdir(root):
             shutil.rmtree(root)  # another version's tables, seeds included
         save_arrays(root, index_tables(index, keys), prefix="")
+        save_strings(root, "keys", keys)
+        short = np.flatnonzero((lengths >= QUOTE_MIN_CHARS) & (lengths <= NEAR_MAX_CHARS))
+        save_strings(root, "short_keys", [keys[d] for d in short.tolist()])
+        save_arrays(root, {"short_docs": short}, prefix="")
+        heads = HeadTable.build(keys, lengths)
+        save_strings(root, "heads", list(heads.rows))  # in row order
+        arrays = {"head_start": np.asarray(heads.start, np.int64),
+                  "head_docs": np.asarray(heads.docs, np.int64)}  # fmt: skip
+        save_arrays(root, arrays, prefix="")
         with open(os.path.join(root, "version.txt.tmp"), "w", encoding="ascii") as fh:
             fh.write(f"{TABLES_VERSION}\n")
         os.replace(os.path.join(root, "version.txt.tmp"), os.path.join(root, "version.txt"))
@@ -192,6 +256,13 @@ def save_tables(
         if not os.path.exists(os.path.join(folder, "hits.npy")):
             seeds = OverlapSeeds.build(keys, gram, min_chars, min_share)
             save_arrays(folder, seeds.arrays(), prefix="")  # hits last: written means whole
+    for near_chars in near_reaches:
+        folder = deletions_dir(index_dir, near_chars)
+        if not os.path.exists(os.path.join(folder, "docs.npy")):
+            table = deletion_table(keys, lengths, near_chars)
+            save_strings(folder, "strings", list(table))
+            docs = np.fromiter(table.values(), dtype=np.int64, count=len(table))
+            save_arrays(folder, {"docs": docs}, prefix="")  # last: written means whole
 
 
 def _version(root: str) -> int | None:
@@ -202,16 +273,47 @@ def _version(root: str) -> int | None:
         return None
 
 
-def load_tables(index_dir: str, min_chars: int, min_share: float) -> dict | None:
-    """`save_tables`' tables for these overlap thresholds, memory-mapped; None when they
-    are not all saved (or of another version): the matcher then builds its own."""
+def load_keys(index_dir: str, short: bool = False) -> tuple[list[str], np.ndarray] | None:
+    """The saved benchmark keys and their lengths (None: no tables of this version). With
+    `short`, only those of `QUOTE_MIN_CHARS` to `NEAR_MAX_CHARS` characters (what
+    ``rare_quote``'s first pass reads: 78,078 of KLUE's 138,579, a tenth of the text) and
+    the sentence of each, instead of the lengths."""
     root = os.path.join(index_dir, TABLES_DIR)
     if _version(root) != TABLES_VERSION:
         return None
     try:
-        out = load_arrays(root, BOUNDS + SIGNATURE, prefix="")
+        if short:
+            keys, _ = load_strings(root, "short_keys")
+            return keys, load_arrays(root, ["short_docs"], prefix="")["short_docs"]
+        return load_strings(root, "keys")
+    except FileNotFoundError:
+        return None
+
+
+def load_tables(
+    index_dir: str, min_chars: int, min_share: float, near_chars: int | None = None
+) -> dict | None:
+    """`save_tables`' tables for these overlap thresholds, memory-mapped, with ``keys``,
+    ``key_len``, ``heads`` (`HeadTable`) and, when saved for `near_chars`, ``deletions``
+    (reach -> `deletion_table`; not saved: the matcher builds it); None when the others are not
+    all saved (or of another version): the matcher then builds its own."""
+    root = os.path.join(index_dir, TABLES_DIR)
+    if _version(root) != TABLES_VERSION:
+        return None
+    try:
+        out = load_arrays(root, BOUNDS + SIGNATURE + HEADS, prefix="")
         seeds = load_arrays(seeds_dir(index_dir, min_chars, min_share), SEEDS, prefix="")
+        out["keys"], out["key_len"] = load_strings(root, "keys")
+        heads, _ = load_strings(root, "heads")
     except FileNotFoundError:
         return None
     out["seeds"] = OverlapSeeds(**seeds)
+    at, docs = out.pop("head_start").tolist(), out.pop("head_docs").tolist()  # lists: per-query
+    out["heads"] = HeadTable(dict(zip(heads, range(len(heads)), strict=True)), at, docs)
+    out["deletions"] = {}  # reach -> table
+    folder = deletions_dir(index_dir, near_chars) if near_chars is not None else ""
+    if near_chars is not None and os.path.exists(os.path.join(folder, "docs.npy")):
+        strings, _ = load_strings(folder, "strings")
+        docs = load_arrays(folder, ["docs"], prefix="")["docs"].tolist()
+        out["deletions"][near_chars] = dict(zip(strings, docs, strict=True))
     return out

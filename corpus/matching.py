@@ -85,10 +85,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpus.bm25 import BM25Index, row_argmax, tokenize
-from corpus.match_tables import OverlapSeeds, index_tables
+from corpus.match_tables import HeadTable, OverlapSeeds, deletion_table, index_tables
 from corpus.normalize import NON_WORD, dedup_key
 from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is their usual name)
     NEAR_MAX_CHARS,
+    NEAR_MIN_CHARS,
     QUOTE_MIN_CHARS,
     SHORT_GRAM,
     contained_best,
@@ -116,9 +117,6 @@ SIGNAL_PARAMS = {
     "bm25": ("short_chars", "threshold"),
     "containment": ("short_chars", "containment", "containment_chars"),
 }
-#: A near-exact match needs at least this many characters (one edit of a 3-character phrase
-#: is another phrase).
-NEAR_MIN_CHARS = 4
 #: Syllables of particles and endings: the only characters a near-exact match may change.
 FUNCTION_SYLLABLES = frozenset(
     "은는이가을를에서의와과도만로으랑하고며다요어아여야지죠네게께한해했였았었겠습니까까요"
@@ -217,18 +215,23 @@ class Matcher:
         self.index = index
         self.keys = keys
         self.config = config or MatchConfig()
-        self.exact: dict[str, int] = {}
-        for i, k in enumerate(keys):
-            if k:
-                self.exact.setdefault(k, i)
-        self._key_len = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
+        # each key -> its first sentence (built from the end: the first one is set last)
+        last = range(len(keys) - 1, -1, -1)
+        self.exact: dict[str, int] = dict(zip(reversed(keys), last, strict=True))
+        self.exact.pop("", None)
         self._seeds: dict[tuple[int, float], OverlapSeeds] = {}
+        self._short_heads: HeadTable | None = None  # built on first use when not saved
+        deletions = None
         if tables is None:
+            self._key_len = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
             index.prepare_bounds()
             tables = index_tables(index, keys)
         else:
+            self._key_len = tables["key_len"]
             index.set_bounds(tables)
             self._seeds[(self.config.overlap_chars, self.config.overlap_share)] = tables["seeds"]
+            self._short_heads = tables["heads"]
+            deletions = tables["deletions"].get(near_chars)
         self._by_doc = index._by_doc  # (N, V), shared with the index's bounds
         self._doc_weight = tables["doc_weight"]
         ones = np.ones(len(tables["sig_indices"]))
@@ -238,13 +241,9 @@ class Matcher:
         self._overlap_seeds(self.config.overlap_chars, self.config.overlap_share)
         # one-character deletions of every key up to near_chars -> the first sentence
         self.near_chars = near_chars
-        self._deletions: dict[str, int] = {}
-        short = (self._key_len >= NEAR_MIN_CHARS - 1) & (self._key_len <= near_chars)
-        for i in np.flatnonzero(short).tolist():
-            k = keys[i]
-            for j in range(len(k)):
-                self._deletions.setdefault(k[:j] + k[j + 1 :], i)
-        self._short_heads: dict[str, list[tuple[int, str]]] | None = None  # built on first use
+        if deletions is None:
+            deletions = deletion_table(keys, self._key_len, near_chars)
+        self._deletions: dict[str, int] = deletions
         self.set_phrase_counts(phrase_counts, phrase_total)
 
     # ------------------------------------------------------- short sentences
@@ -272,12 +271,8 @@ class Matcher:
         드라마입니다``/``역사 드라마입니다``, both removed by a common-run rule on NSMC
         reviews). Candidates share the first `SHORT_GRAM` characters."""
         if self._short_heads is None:
-            heads: dict[str, list[tuple[int, str]]] = {}
-            kl = self._key_len
-            for d in np.flatnonzero((kl >= NEAR_MIN_CHARS) & (kl <= NEAR_MAX_CHARS)).tolist():
-                k = self.keys[d]
-                heads.setdefault(k[:SHORT_GRAM], []).append((d, k))
-            self._short_heads = heads
+            self._short_heads = HeadTable.build(self.keys, self._key_len)
+        heads, bkeys = self._short_heads, self.keys
         best = np.full(len(keys), -1, dtype=np.int64)
         share = np.zeros(len(keys))
         for r, c in enumerate(keys):
@@ -285,7 +280,8 @@ class Matcher:
             if not NEAR_MIN_CHARS <= lc < max_chars:
                 continue
             bs, bd = 0.0, -1
-            for d, b in self._short_heads.get(c[:SHORT_GRAM], ()):
+            for d in heads.get(c[:SHORT_GRAM]):
+                b = bkeys[d]
                 n = SHORT_GRAM
                 while n < lc and n < len(b) and c[n] == b[n]:
                     n += 1
@@ -321,6 +317,21 @@ class Matcher:
         self.phrase_counts = None if counts is None else np.asarray(counts, dtype=np.int64)
         self.phrase_total = total
         self._tables: dict[tuple, dict[str, list]] = {}  # short_key_table per (rank, cut, chars)
+
+    def prepare_lookups(self) -> None:
+        """Builds now every table a decision under the config reads that is not saved
+        beside the index (the ``near_copy`` heads when none were given, the ``short_quote``
+        and ``rare_quote`` tables: the latter depends on the phrase counts), so that a
+        worker's start holds all its one-time work and its first batch costs what the
+        others do. Each is built by looking an empty batch up."""
+        cfg = self.config
+        if cfg.short_share > 0:
+            self.near_copy_best([], cfg.short_chars)
+        if cfg.quote_weight > 0:
+            self.short_quote_best([], cfg.quote_weight, cfg.overlap_chars - 1)
+        limit = self.phrase_limit(cfg)
+        if limit >= 1:
+            self.rare_quote_best([], limit, cfg.overlap_chars - 1)
 
     def phrase_limit(self, cfg: MatchConfig) -> int:
         """`phrase_limit` of `cfg`'s rate over the corpus counted; -1 without counts."""

@@ -19,9 +19,12 @@ import numpy as np
 #: one-character deletions); --short-chars must not exceed it. Also the longest key
 #: ``short_quote`` and ``rare_quote`` look for.
 NEAR_MAX_CHARS = 24
-#: Length of the n-grams that seed ``near_copy`` and ``short_quote`` (= `NEAR_MIN_CHARS` of
-#: `corpus.matching`: every run they accept has at least this many characters).
-SHORT_GRAM = 4
+#: A near-exact match needs at least this many characters (one edit of a 3-character phrase
+#: is another phrase); re-exported by `corpus.matching`.
+NEAR_MIN_CHARS = 4
+#: Length of the n-grams that seed ``near_copy`` and ``short_quote`` (= `NEAR_MIN_CHARS`:
+#: every run they accept has at least this many characters).
+SHORT_GRAM = NEAR_MIN_CHARS
 #: The shortest benchmark key ``short_quote`` looks for inside a corpus sentence.
 QUOTE_MIN_CHARS = 5
 
@@ -40,20 +43,23 @@ def short_key_table(
     max_rank: float | None = None,
     max_chars: int = NEAR_MAX_CHARS,
     lengths: np.ndarray | None = None,
+    docs: np.ndarray | None = None,
 ) -> dict[str, list[tuple[float, int, str]]]:
     """Benchmark keys of `QUOTE_MIN_CHARS` to `max_chars` characters by their first
     `SHORT_GRAM` characters, as (rank, sentence, key) in order of rank then sentence;
     only those ranked at most `max_rank` (None: all; `rank` None: every rank 0). Ranks
     are corpus counts for ``rare_quote`` and negated BM25 self-weights for
     ``short_quote``. `lengths`: the keys' lengths, when the caller has them (a worker
-    then visits only the short keys)."""
+    then visits only the short keys). `docs`: the sentence of each of `keys`, when they
+    are only some of the benchmark's (default: its position; `rank` is by sentence)."""
     heads: dict[str, list[tuple[float, int, str]]] = {}
     if lengths is None:
         lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    for d in np.flatnonzero((lengths >= QUOTE_MIN_CHARS) & (lengths <= max_chars)).tolist():
+    for i in np.flatnonzero((lengths >= QUOTE_MIN_CHARS) & (lengths <= max_chars)).tolist():
+        d = i if docs is None else int(docs[i])
         n = rank[d].item() if rank is not None else 0
         if max_rank is None or n <= max_rank:
-            heads.setdefault(keys[d][:SHORT_GRAM], []).append((n, d, keys[d]))
+            heads.setdefault(keys[i][:SHORT_GRAM], []).append((n, d, keys[i]))
     for v in heads.values():
         v.sort()
     return heads
