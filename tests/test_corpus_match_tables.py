@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+import json
 import mmap
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from corpus import dedup
 from corpus.bm25 import BM25Index, tokenize
-from corpus.index_files import DocMeta
+from corpus.index_files import DocMeta, load_strings, save_strings
 from corpus.match_tables import (
     TABLES_DIR,
+    TABLES_VERSION,
+    HeadTable,
     OverlapSeeds,
     load_tables,
     save_tables,
     signatures,
     window_codes,
 )
-from corpus.matching import NEAR_MAX_CHARS, OVERLAP_GRAM, MatchConfig, Matcher, match_key
+from corpus.matching import (
+    NEAR_MAX_CHARS,
+    OVERLAP_GRAM,
+    SHORT_GRAM,
+    MatchConfig,
+    Matcher,
+    match_key,
+    short_key_table,
+)
 
 BENCH = [
     "정말 재미없는 영화다.",
@@ -110,26 +122,85 @@ def test_overlap_seeds_equal_a_dictionary_of_the_same_seeds():
 def test_saved_tables_are_mapped_and_give_the_same_features(tmp_path):
     index, keys = _build()
     cfg = MatchConfig()
-    built = Matcher(index, keys, cfg)
+    near = cfg.short_chars
+    built = Matcher(index, keys, cfg, near_chars=near)
     index.save(tmp_path)
-    save_tables(str(tmp_path), index, keys, [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)])
-    tables = load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share)
+    seeds = [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)]
+    save_tables(str(tmp_path), index, keys, seeds, [near])
+    tables = load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share, near)
     assert tables is not None and _mapped(tables["wkey"]) and _mapped(tables["seeds"].hits)
-    loaded = Matcher(BM25Index.load(tmp_path), keys, cfg, tables=tables)
+    assert tables["keys"] == keys and _mapped(tables["key_len"]) and near in tables["deletions"]
+    loaded = Matcher(BM25Index.load(tmp_path), keys, cfg, tables=tables, near_chars=near)
     assert _mapped(loaded.index.weights.data) and _mapped(loaded._by_doc.indices)  # shared
     assert not _mapped(built.index.weights.data)  # (the check can fail)
+    # the tables a worker no longer builds are the ones the matcher builds for itself
+    assert loaded._deletions == built._deletions and loaded.exact == built.exact
+    assert built._short_heads is None and loaded._short_heads is tables["heads"]
+    built.near_copy_best([], cfg.short_chars)
+    assert loaded._short_heads == built._short_heads and len(built._short_heads.docs) > 5
     toks = [tokenize(t) for t in TEXTS]
     a, b = built.features(toks, TEXTS), loaded.features(toks, TEXTS)
     assert a.keys() == b.keys()
     for k in a:
         assert np.array_equal(a[k], b[k]), k
     assert (a["exact"] >= 0).any() and (a["bm25_doc"] >= 0).any() and (a["overlap_doc"] >= 0).any()
-    # other overlap thresholds have no saved seeds: the matcher then builds its own
+    # other overlap thresholds have no saved seeds: the matcher then builds its own; another
+    # reach has no saved deletions: the matcher builds those alone
     assert load_tables(str(tmp_path), 16, 0.7) is None
-    (tmp_path / TABLES_DIR / "version.txt").write_text("0\n")
+    assert load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share, 20)["deletions"] == {}
+    # an older version's folder is rebuilt once, by the parent's prepare_tables
+    (tmp_path / dedup.KEYS_FILE).write_text(json.dumps(keys, ensure_ascii=False))
+    (tmp_path / TABLES_DIR / "version.txt").write_text(f"{TABLES_VERSION - 1}\n")
     assert load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share) is None
-    save_tables(str(tmp_path), index, keys, [(OVERLAP_GRAM, cfg.overlap_chars, cfg.overlap_share)])
-    assert load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share) is not None
+    dedup.prepare_tables(str(tmp_path), cfg.to_dict())
+    again = load_tables(str(tmp_path), cfg.overlap_chars, cfg.overlap_share, near)
+    assert again is not None and again["deletions"] == tables["deletions"]
+    # the first pass's table from the saved short keys alone is the one from every key
+    for most in (cfg.overlap_chars - 1, NEAR_MAX_CHARS):
+        assert dedup.load_phrase_table(str(tmp_path), most) == short_key_table(keys, max_chars=most)
+
+
+def test_exact_keeps_the_first_sentence_of_a_key_and_no_empty_key():
+    bench = BENCH + ["정말, 재미없는 영화다!!", "!!", "네 감사합니다"]  # two repeated keys, one ""
+    index = BM25Index.build([tokenize(s) for s in bench])
+    keys = [match_key(s) for s in bench]
+    want: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        if k:
+            want.setdefault(k, i)
+    assert Matcher(index, keys).exact == want and len(want) == len(bench) - 3
+
+
+def test_head_table_lists_each_short_key_under_its_head_in_index_order():
+    keys = [match_key(s) for s in BENCH] + ["여야대표", "여야대표회동함", "여야", "여야대표" * 7]
+    lengths = np.fromiter(map(len, keys), dtype=np.int64)
+    want: dict[str, list[int]] = {}
+    for d, k in enumerate(keys):
+        if 4 <= len(k) <= NEAR_MAX_CHARS:
+            want.setdefault(k[:SHORT_GRAM], []).append(d)
+    table = HeadTable.build(keys, lengths)
+    assert {h: table.get(h) for h in want} == want and len(want["여야대표"]) == 3
+    assert table.get("없는머리") == [] and len(table.rows) == len(want)
+
+
+def test_prepared_lookups_leave_nothing_for_the_first_batch():
+    index, keys = _build()
+    cfg = MatchConfig(quote_weight=1.0)
+    m = Matcher(index, keys, cfg, near_chars=cfg.short_chars)
+    counts = np.zeros(len(keys), dtype=np.int64)
+    m.set_phrase_counts(counts, 2_000_000)  # a limit of 5: rare_quote on
+    m.prepare_lookups()
+    tables, heads = dict(m._tables), m._short_heads
+    assert len(tables) == 2 and heads is not None
+    m.match_texts(TEXTS)
+    assert m._tables == tables and m._short_heads is heads
+
+
+def test_strings_round_trip_with_newlines_and_wide_characters(tmp_path):
+    for strings in ([], [""], ["\n"], ["가나", "", "a\nb", "끝😀"], ["하나", "둘", ""]):
+        save_strings(tmp_path, "s", strings)
+        got, lengths = load_strings(tmp_path, "s")
+        assert got == strings and lengths.tolist() == [len(x) for x in strings]
 
 
 def test_match_texts_equals_match_with_every_text_tokenised():
@@ -158,7 +229,14 @@ def test_doc_meta_columns_give_back_every_dict(tmp_path):
     meta = DocMeta.from_dicts(docs)
     meta.save(str(tmp_path))
     again = DocMeta.load(str(tmp_path))
+    assert again._path is not None and len(again) == 4  # the values not read yet
     assert list(again) == docs and again[-1] == docs[-1] and again[1:3] == docs[1:3]
-    assert _mapped(again.codes[0]) and len(again) == 4
+    assert again._path is None and _mapped(again.codes[0])
     with pytest.raises(IndexError):
         again[4]
+    fewer = [{"task": "ynat"}, {}, {"task": "nli"}]  # a column file of the first save stays
+    DocMeta.from_dicts(fewer).save(str(tmp_path))
+    assert list(DocMeta.load(str(tmp_path))) == fewer
+    empty = tmp_path / "empty"
+    DocMeta.from_dicts([{}, {}]).save(str(empty))
+    assert list(DocMeta.load(str(empty))) == [{}, {}]
