@@ -349,7 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None, help="also write the raw results to this file")
     args = p.parse_args(argv)
     thr = throughput(args.queries, args.rank_queries) if args.queries else []
-    rank = next((r for r in thr if r["method"] == "rank_bm25" and "error" not in r), None)
+    rank = next(  # --rank-queries 0: no rank-bm25 rate to divide by
+        (r for r in thr if r["method"] == "rank_bm25" and "error" not in r and r["queries"]), None
+    )
     if thr:
         print(
             "| scorer (tokenisation included) | sentences per CPU second | vs rank-bm25 | "
