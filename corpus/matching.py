@@ -70,7 +70,8 @@ the removals against exhaustive scoring). For containment every benchmark
 sentence is listed under its two rarest morphemes, and only those lists are
 read. Overlap looks a batch's n-grams up at once by integer code
 (`corpus.match_tables.OverlapSeeds`). The tables that depend only on the index
-(bounds, signatures, seeds) are saved beside it and memory-mapped by each worker
+(bounds, signatures, seeds, the keys, the near-copy heads and near-exact deletions)
+are saved beside it and memory-mapped or read in C by each worker
 (`corpus.match_tables`); sentences shorter than ``short_chars`` are not tokenised
 (`Matcher.match_texts`: no signal reads their morphemes).
 """
