@@ -504,9 +504,8 @@ class BM25Index:
         pd, partial, rem, rem_idf, factor = pd[ok], cand.data[ok], rem[ok], rem_idf[ok], factor[ok]
         self_d = self.self_score[pd]
         ok = np.flatnonzero((self_d >= min_self[pr]) & (upper[ok] >= thr[pr] * self_d))
-        pr, pd, partial, rem, rem_idf, factor = (
-            pr[ok], pd[ok], partial[ok], rem[ok], rem_idf[ok], factor[ok]
-        )
+        pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
+        rem_idf, factor = rem_idf[ok], factor[ok]
         # refine: add the suffix terms' exact parts one at a time (largest bound first),
         # dropping pairs whose bound falls below what they need, until few are left
         suffix = np.flatnonzero(~prefix & live[rows])
