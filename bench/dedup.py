@@ -266,14 +266,46 @@ def agreement(n: int) -> dict:
     }
 
 
-def throughput(n: int, rank_n: int) -> list[dict]:
+def _write_docs() -> None:
+    """The benchmark sentences as ``docs.json`` beside the index (the references' corpus)."""
     from corpus.dedup import benchmark_sentences
     from corpus.klue import benchmark_texts
 
-    _index()  # build (or reuse) the index once, before the children load it
     with open(os.path.join(BENCH_INDEX, "docs.json"), "w", encoding="utf-8") as fh:
         json.dump(benchmark_sentences(benchmark_texts(index_dir_klue()))[0], fh, ensure_ascii=False)
-    return in_fresh_processes(_run, ("ours", "ours-previous", "rank_bm25", "bm25s"), n, rank_n)
+
+
+def throughput(n: int, rank_n: int) -> list[dict]:
+    """One row per scorer (`in_fresh_processes`); rank-bm25 is not run for `rank_n` 0."""
+    _index()  # build (or reuse) the index once, before the children load it
+    _write_docs()
+    methods = ("ours", "ours-previous") + (("rank_bm25",) if rank_n > 0 else ()) + ("bm25s",)
+    rows = in_fresh_processes(_run, methods, n, rank_n)
+    if rank_n <= 0:  # nothing to time: a row saying so, not a rate of 0 queries
+        rows.insert(2, {"method": "rank_bm25", "error": "not run (--rank-queries 0)"})
+    return rows
+
+
+def throughput_table(rows: list[dict]) -> list[str]:
+    """The markdown table of `throughput`'s rows; the "vs rank-bm25" column says "not run"
+    when rank-bm25 has no rate (not run, not installed, or no query timed)."""
+    rank = next((r for r in rows if r["method"] == "rank_bm25" and "error" not in r), None)
+    rank_rate = rank["sentences_per_cpu_second"] if rank else 0.0
+    out = [
+        "| scorer (tokenisation included) | sentences per CPU second | vs rank-bm25 | "
+        "sentences/s wall | peak RSS MB | sentences timed |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['method']} | {r['error']} | | | | |")
+            continue
+        ratio = f"{r['sentences_per_cpu_second'] / rank_rate:.0f}x" if rank_rate > 0 else "not run"
+        out.append(
+            f"| {r['method']} | {r['sentences_per_cpu_second']:.1f} | {ratio} | "
+            f"{r['sentences_per_second']:.1f} | {r['peak_rss_mb']:.0f} | {r['queries']} |"
+        )
+    return out
 
 
 def in_fresh_processes(target, methods, *args) -> list[dict]:
@@ -349,28 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=None, help="also write the raw results to this file")
     args = p.parse_args(argv)
     thr = throughput(args.queries, args.rank_queries) if args.queries else []
-    rank = next(  # --rank-queries 0: no rank-bm25 rate to divide by
-        (r for r in thr if r["method"] == "rank_bm25" and "error" not in r and r["queries"]), None
-    )
     if thr:
-        print(
-            "| scorer (tokenisation included) | sentences per CPU second | vs rank-bm25 | "
-            "sentences/s wall | peak RSS MB | sentences timed |"
-        )
-        print("|---|---|---|---|---|---|")
-    for r in thr:
-        if "error" in r:
-            print(f"| {r['method']} | {r['error']} | | | | |")
-            continue
-        ratio = (
-            r["sentences_per_cpu_second"] / rank["sentences_per_cpu_second"]
-            if rank
-            else float("nan")
-        )
-        print(
-            f"| {r['method']} | {r['sentences_per_cpu_second']:.1f} | {ratio:.0f}x | "
-            f"{r['sentences_per_second']:.1f} | {r['peak_rss_mb']:.0f} | {r['queries']} |"
-        )
+        print("\n".join(throughput_table(thr)))
     for r in thr:
         if "start_cpu_seconds" in r:
             parts = ", ".join(f"{k} {v:.2f}" for k, v in r["start_parts_cpu_seconds"].items())

@@ -493,18 +493,19 @@ class BM25Index:
         suffix_ub = np.bincount(rows, weights=np.where(prefix, 0.0, ub), minlength=nq)
         q_idf = qtf * self.idf[terms]
         suffix_idf = np.bincount(rows, weights=np.where(prefix, 0.0, q_idf), minlength=nq)
-        # the length bound and the refine loop's first bound in one pass over every pair
-        # (most pairs fall there; the loop's first check then keeps all that are left)
-        self_d, factor = self.self_score[pd], self._doc_factor[pd]
+        # `upper >= need` drops most (98%) of the pairs: first over every pair, then the
+        # length bound and `upper >= thr * self(d)` only on those left (the refine loop's
+        # first check then keeps all that are left)
+        factor = self._doc_factor[pd]
         rem, rem_idf = np.repeat(suffix_ub, per_row), np.repeat(suffix_idf, per_row)
         upper = (cand.data + np.minimum(rem, factor * rem_idf)) * (1.0 + 1e-9)
-        ok = np.flatnonzero(
-            (self_d >= np.repeat(min_self, per_row))
-            & (upper >= np.repeat(need, per_row))
-            & (upper >= np.repeat(thr, per_row) * self_d)
-        )
+        ok = np.flatnonzero(upper >= np.repeat(need, per_row))
         pr = np.repeat(np.arange(nq), per_row)[ok]
         pd, partial, rem, rem_idf, factor = pd[ok], cand.data[ok], rem[ok], rem_idf[ok], factor[ok]
+        self_d = self.self_score[pd]
+        ok = np.flatnonzero((self_d >= min_self[pr]) & (upper[ok] >= thr[pr] * self_d))
+        pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
+        rem_idf, factor = rem_idf[ok], factor[ok]
         # refine: add the suffix terms' exact parts one at a time (largest bound first),
         # dropping pairs whose bound falls below what they need, until few are left
         suffix = np.flatnonzero(~prefix & live[rows])
