@@ -202,8 +202,10 @@ BARE_HOST_DOT = (
     + GENERIC_TLD
     + r"/[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-]))"
 )
+#: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
+BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/)"
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
-BARE_HOST_HINT = re.compile(r"\.(?:kr|tistory|" + GENERIC_TLD + r"/)")
+BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)
 
 # A bare host is anchored on the dot before its second-level domain (".go.kr"), not on its
 # first letter, so the scan does not try a host at the start of every Latin word.
