@@ -207,6 +207,11 @@ def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
     while p >= 0:
         lo = max(0, p - reach)
         window = text[lo : p + len(anchor) + reach]
+        # the skeleton's text alone, in C, says whether the window reads the key: most
+        # windows around a recurring anchor (a year, a district) do not, and need no map
+        if key not in _SEPARATORS.sub("", window):
+            p = text.find(anchor, p + 1)
+            continue
         skel, skel_starts, text_starts = _skeleton(window)
         i = skel.find(key)
         while i >= 0:
