@@ -332,8 +332,13 @@ class Scanner:
         costs nothing), then folds the whole text and starts again.
 
         Most texts are done by the first pass (`_find_unhinted`); a text with a hint of
-        a written-out form or a bare host, or with full-width forms, is scanned again by
-        `_find_hinted`, which picks its pattern with the per-text checks.
+        a written-out form or a bare host is scanned again by `_find_hinted`, which
+        picks its pattern with the per-text checks. A text with a full-width form and
+        no hint is folded and given to the first pass again: `_find_hinted` would meet
+        the same full-width form (with no hint it scans with the first pass's pattern)
+        and start again on the folded text with written forms on, which finds nothing
+        more when the folded text holds no hint either (`written_forms` is exact where
+        it says False); a folded text with a hint ("＠" is "@") goes to `_scan`.
         """
         if not self.fast:
             if needs_fold(text):
@@ -342,9 +347,15 @@ class Scanner:
         if self._search is None:
             self._compile()
         spans = self._find_unhinted(text)
-        if spans is not None:
+        if not isinstance(spans, str):
             return text, spans
-        return self._find_hinted(text)
+        if spans == _HINT or _HINT_RX.search(text) is not None:
+            return self._find_hinted(text)
+        text = fold(text)
+        spans = self._find_unhinted(text)
+        if not isinstance(spans, str):
+            return text, spans
+        return self._scan(text, self._search[BARE_HOST_HINT.search(text) is not None, True])
 
     def _compile(self) -> None:
         self._search = {
@@ -355,15 +366,16 @@ class Scanner:
         self._hinted = _combined(self.types, False, False, hints=True).search
         self._candidates = _candidates(self.types)
 
-    def _find_unhinted(self, text: str) -> list[Span] | None:
-        """The spans of a text with no hint (`_HINTS`) and no full-width form; else None.
+    def _find_unhinted(self, text: str) -> list[Span] | str:
+        """The spans of a text with no hint (`_HINTS`) and no full-width form; else the
+        group that stopped it (``_hint`` or ``_wide``).
 
         This is `_find_hinted` without its five per-text checks ("@", "공일", two
         written-out "@" searches, `BARE_HOST_HINT`: 10-15% of the scan on Wikipedia
         text), which would each read the whole text again. It scans with the pattern
         that has neither bare-host nor written-form candidates, plus the hints as
-        candidates of their own (`_combined(..., hints=True)`), and gives up (None) on
-        the first hint or full-width form it meets. Why a text it does not give up on
+        candidates of their own (`_combined(..., hints=True)`), and gives up on the
+        first hint or full-width form it meets. Why a text it does not give up on
         gets exactly `_find_hinted`'s spans:
 
         1. Every hint in the text is met. `search` finds the leftmost position where
@@ -394,7 +406,7 @@ class Scanner:
         while m is not None:
             group = m.lastgroup
             if group == _HINT or group == _WIDE:
-                return None
+                return group
             s = m.start()
             pos = s + 1
             for d in candidates[group][text[s]]:
@@ -406,7 +418,7 @@ class Scanner:
                     pos = floor = claim[1]
                     h = hint(text, s + 1, pos + _HINT_WIDTH)
                     if h is not None and h.start() < pos:
-                        return None  # a hint inside the claim: `search` will not see it
+                        return _HINT  # a hint inside the claim: `search` will not see it
                     spans.append(Span(claim[0], pos, d.name))
                     break
             m = search(text, pos)
@@ -422,6 +434,10 @@ class Scanner:
         if self._search is None:
             self._compile()
         search = self._search[BARE_HOST_HINT.search(text) is not None, written_forms(text)]
+        return self._scan(text, search)
+
+    def _scan(self, text: str, search: Callable) -> tuple[str, list[Span]]:
+        """(the text as scanned, its spans) with the combined pattern's `search`."""
         candidates = self._candidates
         spans: list[Span] = []
         floor = 0
