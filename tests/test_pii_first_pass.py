@@ -37,7 +37,7 @@ def _check(text: str, scanner: Scanner = FAST) -> list | None:
     """The first pass's answer (None: it gave up), after checking it against `_find_hinted`."""
     scanner.find("warm-up")
     first = scanner._find_unhinted(text)
-    first = None if isinstance(first, str) else first
+    first = first if isinstance(first, list) else None
     assert scanner.find_folded(text) == scanner._find_hinted(text), text
     if first is not None:
         assert not _hinted(text), text  # it never misses a hint
@@ -101,6 +101,33 @@ def test_a_hint_inside_a_claim_is_needed(monkeypatch):
     monkeypatch.setattr(scan, "_HINT_RX", re.compile("(?!)"))
     first = FAST._find_unhinted(text)
     assert isinstance(first, list) and first != whole
+
+
+# a hint far into a text, after claims the per-text scan keeps; the value it enables at the
+# farthest it can start before it (`_rollback`)
+LATE_HINTS = [
+    "전화 010-1234-5678, 주민 900301-1234567, 메일 john at naver.com",
+    "전화 010-1234-5678 메일 " + "a" * 64 + " ( at ) naver.com",  # a local part of 64
+    "전화 010-1234-5678 메일 " + "b" * 63 + " @ daum.net",
+    "전화 010-1234-5678 누리집 " + ".".join(["ab"] * 40) + ".naver.com/someid 에",
+    "전화 010-1234-5678 " + "x1-" * 18 + "minwon.go.kr",  # a label of 60
+    "전화 010-1234-5678, 02-345-6789 그리고 공일공 일이삼사 오육칠팔",
+]
+
+
+@pytest.mark.parametrize("text", LATE_HINTS)
+def test_a_late_hint_resumes_with_the_same_spans(text):
+    assert _check(text) is None
+    assert len(FAST.find(text)) >= 2
+
+
+def test_the_rollback_reaches_back_far_enough(monkeypatch):
+    """Without the e-mail's reach, a written-out e-mail before its late "at" is missed.
+
+    (The host-character bound is kept as the proof needs it, though `_accept_url`
+    reads a bare host back to its first label from any of its dots.)"""
+    monkeypatch.setattr(scan, "_EMAIL_REACH", 0)
+    assert any(FAST.find(t) != FAST._find_hinted(t)[1] for t in LATE_HINTS)
 
 
 def test_hint_width_covers_every_hint():

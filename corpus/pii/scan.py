@@ -20,10 +20,12 @@ give the same spans.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from corpus.pii.detectors import (
     BARE_HOST_DOT,
@@ -190,6 +192,35 @@ _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
 _HINT_RX = re.compile("|".join(_HINTS))
 #: The most characters a hint spans (so one that starts before a claim's end is seen whole).
 _HINT_WIDTH = max(re._parser.parse(h).getwidth()[1] for h in _HINTS)
+#: How far before its hint a written-out e-mail can start: a local part of 64 characters
+#: (`corpus.pii.detectors`), then up to three (" ( ") before "at", one (" ") before "@".
+_EMAIL_REACH = 64 + 3
+#: The characters of a bare host between the dot it is found on and its ".kr" or ".com/".
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+
+
+class _Stop(NamedTuple):
+    """Where and why the first pass stopped, and what it had claimed until then."""
+
+    group: str  # _HINT or _WIDE
+    at: int  # no hint of the text starts before this
+    spans: list[Span]
+    starts: list[int]  # the candidate position each span was claimed at
+
+
+def _rollback(text: str, at: int) -> int:
+    """A position before which the per-text pattern claims what the first pass claimed.
+
+    A candidate that only the per-text pattern has claims something only with a hint
+    in its own match: a read-out phone starts on its "공일"; a written-out e-mail has
+    its "@" or "at" at most `_EMAIL_REACH` characters after its start; a bare host's
+    dot is followed, through host characters only, by its ".kr" or ".com/". With no
+    hint before `at`, no such candidate starts before the position returned.
+    """
+    start = at
+    while start > 0 and text[start - 1] in _HOST_CHARS:
+        start -= 1
+    return max(0, min(at - _EMAIL_REACH, start))
 
 
 @functools.lru_cache(maxsize=256)
@@ -331,9 +362,10 @@ class Scanner:
         meets a full-width digit, "＠" or "－" (candidates of its pattern, so looking
         costs nothing), then folds the whole text and starts again.
 
-        Most texts are done by the first pass (`_find_unhinted`); a text with a hint of
-        a written-out form or a bare host is scanned again by `_find_hinted`, which
-        picks its pattern with the per-text checks. A text with a full-width form and
+        Most texts are done by the first pass (`_find_unhinted`); on a text with a hint
+        of a written-out form or a bare host, the scan of `_find_hinted` (which picks
+        its pattern with the per-text checks) goes on from a little before the hint
+        (`_resume`), with the claims the first pass made before that point. A text with a full-width form and
         no hint is folded and given to the first pass again: `_find_hinted` would meet
         the same full-width form (with no hint it scans with the first pass's pattern)
         and start again on the folded text with written forms on, which finds nothing
@@ -346,16 +378,32 @@ class Scanner:
             return text, self._find_plain(text)
         if self._search is None:
             self._compile()
-        spans = self._find_unhinted(text)
-        if not isinstance(spans, str):
-            return text, spans
-        if spans == _HINT or _HINT_RX.search(text) is not None:
-            return self._find_hinted(text)
+        first = self._find_unhinted(text)
+        if not isinstance(first, _Stop):
+            return text, first
+        if first.group == _HINT:
+            return self._resume(text, first)
+        if written_forms(text) or BARE_HOST_HINT.search(text) is not None:
+            return self._find_hinted(text)  # (a hint after the full-width form)
         text = fold(text)
-        spans = self._find_unhinted(text)
-        if not isinstance(spans, str):
-            return text, spans
+        first = self._find_unhinted(text)
+        if not isinstance(first, _Stop):
+            return text, first
         return self._scan(text, self._search[BARE_HOST_HINT.search(text) is not None, True])
+
+    def _resume(self, text: str, stop: _Stop) -> tuple[str, list[Span]]:
+        """`_find_hinted(text)`, keeping what the first pass claimed before `_rollback`.
+
+        Up to the first claim of a candidate the first pass does not have, the
+        per-text pattern's scan makes the same claims (point 2 of `_find_unhinted`);
+        no such claim starts before the rollback point, so the scan goes on from there
+        with the claims made before it and their floor.
+        """
+        back = _rollback(text, stop.at)
+        spans = stop.spans[: bisect.bisect_left(stop.starts, back)]
+        floor = spans[-1].end if spans else 0
+        search = self._search[BARE_HOST_HINT.search(text) is not None, written_forms(text)]
+        return self._scan(text, search, spans, max(back, floor))
 
     def _compile(self) -> None:
         self._search = {
@@ -366,9 +414,9 @@ class Scanner:
         self._hinted = _combined(self.types, False, False, hints=True).search
         self._candidates = _candidates(self.types)
 
-    def _find_unhinted(self, text: str) -> list[Span] | str:
-        """The spans of a text with no hint (`_HINTS`) and no full-width form; else the
-        group that stopped it (``_hint`` or ``_wide``).
+    def _find_unhinted(self, text: str) -> list[Span] | _Stop:
+        """The spans of a text with no hint (`_HINTS`) and no full-width form; else where
+        it stopped (`_Stop`).
 
         This is `_find_hinted` without its five per-text checks ("@", "공일", two
         written-out "@" searches, `BARE_HOST_HINT`: 10-15% of the scan on Wikipedia
@@ -401,13 +449,14 @@ class Scanner:
         candidates = self._candidates
         hint = _HINT_RX.search
         spans: list[Span] = []
+        starts: list[int] = []
         floor = 0
         m = search(text)
         while m is not None:
             group = m.lastgroup
-            if group == _HINT or group == _WIDE:
-                return group
             s = m.start()
+            if group == _HINT or group == _WIDE:
+                return _Stop(group, s, spans, starts)
             pos = s + 1
             for d in candidates[group][text[s]]:
                 dm = d.regex.match(text, s)
@@ -418,8 +467,9 @@ class Scanner:
                     pos = floor = claim[1]
                     h = hint(text, s + 1, pos + _HINT_WIDTH)
                     if h is not None and h.start() < pos:
-                        return _HINT  # a hint inside the claim: `search` will not see it
+                        return _Stop(_HINT, s + 1, spans, starts)  # `search` would miss it
                     spans.append(Span(claim[0], pos, d.name))
+                    starts.append(s)
                     break
             m = search(text, pos)
         return spans
@@ -436,12 +486,15 @@ class Scanner:
         search = self._search[BARE_HOST_HINT.search(text) is not None, written_forms(text)]
         return self._scan(text, search)
 
-    def _scan(self, text: str, search: Callable) -> tuple[str, list[Span]]:
-        """(the text as scanned, its spans) with the combined pattern's `search`."""
+    def _scan(
+        self, text: str, search: Callable, spans: list[Span] | None = None, pos: int = 0
+    ) -> tuple[str, list[Span]]:
+        """(the text as scanned, its spans) with the combined pattern's `search`, going on
+        from `pos` after `spans` (claimed before it) when given."""
         candidates = self._candidates
-        spans: list[Span] = []
-        floor = 0
-        m = search(text)
+        spans = [] if spans is None else spans
+        floor = spans[-1].end if spans else 0
+        m = search(text, pos)
         while m is not None:
             s = m.start()
             pos = s + 1
