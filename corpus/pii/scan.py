@@ -365,12 +365,13 @@ class Scanner:
         Most texts are done by the first pass (`_find_unhinted`); on a text with a hint
         of a written-out form or a bare host, the scan of `_find_hinted` (which picks
         its pattern with the per-text checks) goes on from a little before the hint
-        (`_resume`), with the claims the first pass made before that point. A text with a full-width form and
-        no hint is folded and given to the first pass again: `_find_hinted` would meet
-        the same full-width form (with no hint it scans with the first pass's pattern)
-        and start again on the folded text with written forms on, which finds nothing
-        more when the folded text holds no hint either (`written_forms` is exact where
-        it says False); a folded text with a hint ("＠" is "@") goes to `_scan`.
+        (`_resume`), with the claims the first pass made before that point. A text
+        with a full-width form and no hint is folded and given to the first pass
+        again: `_find_hinted` would meet the same full-width form (with no hint it
+        scans with the first pass's pattern) and start again on the folded text with
+        written forms on, which finds nothing more when the folded text holds no hint
+        either (`written_forms` is exact where it says False); a folded text with a
+        hint ("＠" is "@") goes to `_scan`.
         """
         if not self.fast:
             if needs_fold(text):
