@@ -31,6 +31,7 @@ from corpus.pii.detectors import (
     BARE_HOST_DOT,
     BARE_HOST_HINT,
     BARE_HOST_TAIL,
+    HOST_CHARS,
     PLATE_LETTERS,
     REGISTRY,
     TYPES,
@@ -195,8 +196,6 @@ _HINT_WIDTH = max(re._parser.parse(h).getwidth()[1] for h in _HINTS)
 #: How far before its hint a written-out e-mail can start: a local part of 64 characters
 #: (`corpus.pii.detectors`), then up to three (" ( ") before "at", one (" ") before "@".
 _EMAIL_REACH = 64 + 3
-#: The characters of a bare host between the dot it is found on and its ".kr" or ".com/".
-_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 
 class _Stop(NamedTuple):
@@ -214,11 +213,12 @@ def _rollback(text: str, at: int) -> int:
     A candidate that only the per-text pattern has claims something only with a hint
     in its own match: a read-out phone starts on its "공일"; a written-out e-mail has
     its "@" or "at" at most `_EMAIL_REACH` characters after its start; a bare host's
-    dot is followed, through host characters only, by its ".kr" or ".com/". With no
-    hint before `at`, no such candidate starts before the position returned.
+    dot is followed, through host characters only (`HOST_CHARS`), by its ".kr" or
+    ".com/". With no hint before `at`, no such candidate starts before the position
+    returned.
     """
     start = at
-    while start > 0 and text[start - 1] in _HOST_CHARS:
+    while start > 0 and text[start - 1] in HOST_CHARS:
         start -= 1
     return max(0, min(at - _EMAIL_REACH, start))
 
