@@ -137,7 +137,7 @@ def find_copies(
     )
     for key, kind, value, part, anchor in wanted:
         if kind in DIGIT_KINDS and key.isdigit():
-            spans = _regrouped(text, key, taken)
+            spans = _regrouped(text, key)
         elif _recurs(text, anchor, taken):
             spans = _near_anchors(text, key, anchor)
         else:
@@ -159,17 +159,21 @@ def _recurs(text: str, piece: str, taken: list[tuple[int, int]]) -> bool:
     return n > 1 and n > sum(text.count(piece, s, e) for s, e in taken)
 
 
-def _regrouped(text: str, key: str, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _regrouped(text: str, key: str) -> list[tuple[int, int]]:
     """The spans of `text` whose digit groups, joined by separators, read exactly `key`.
 
-    Looked for only where the key's first or last three digits recur outside `taken`
-    (a copy that splits both, ``01 0123 456 78``, is not written; most values occur once).
+    Any grouping is read, also one that splits both the first and the last three digits
+    (``01 0123 456 78`` for ``010-1234-5678``). Only a chain of groups whose digits hold
+    the key (its separators dropped in C) is read group by group: most hold a year or a
+    count.
     """
-    if not (_recurs(text, key[:3], taken) or _recurs(text, key[-3:], taken)):
-        return []
     out = []
+    n = len(key)
     for chain in _DIGIT_CHAIN.finditer(text):
-        groups = [g.span() for g in _DIGIT_GROUP.finditer(text, *chain.span())]
+        s, e = chain.span()
+        if e - s < n or key not in _DIGIT_SEPARATORS.sub("", chain.group()):
+            continue
+        groups = [g.span() for g in _DIGIT_GROUP.finditer(text, s, e)]
         for i in range(len(groups)):
             end = _reads_key(text, key, groups, i)
             if end is not None:
@@ -207,6 +211,11 @@ def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
     while p >= 0:
         lo = max(0, p - reach)
         window = text[lo : p + len(anchor) + reach]
+        # the skeleton's text alone, in C, says whether the window reads the key: most
+        # windows around a recurring anchor (a year, a district) do not, and need no map
+        if key not in _SEPARATORS.sub("", window):
+            p = text.find(anchor, p + 1)
+            continue
         skel, skel_starts, text_starts = _skeleton(window)
         i = skel.find(key)
         while i >= 0:

@@ -154,7 +154,7 @@ def _accept_url(text: str, m: re.Match, floor: int):
     s, e = _span(m)
     if m.group() == ".":  # a bare host, anchored on the dot before its "go.kr": grow left
         start = s
-        while start > floor and text[start - 1] in _HOST_CHARS:
+        while start > floor and text[start - 1] in HOST_CHARS:
             start -= 1
         if start > 0 and text[start - 1] in "@/:":
             return None  # an e-mail's domain or part of a longer address
@@ -179,7 +179,8 @@ _URL_BODY = r"[^\s<>\"'{}|\\^`\[\]\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
 #: a bare "name.ext" is as often a file or code ("config.yaml", "os.path").
 KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
 
-_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+#: The characters of a host name (a bare host is read back over them from its dot).
+HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 _BARE_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
     + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
@@ -202,8 +203,10 @@ BARE_HOST_DOT = (
     + GENERIC_TLD
     + r"/[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-]))"
 )
+#: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
+BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/)"
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
-BARE_HOST_HINT = re.compile(r"\.(?:kr|tistory|" + GENERIC_TLD + r"/)")
+BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)
 
 # A bare host is anchored on the dot before its second-level domain (".go.kr"), not on its
 # first letter, so the scan does not try a host at the start of every Latin word.

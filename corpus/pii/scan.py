@@ -20,14 +20,18 @@ give the same spans.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from corpus.pii.detectors import (
     BARE_HOST_DOT,
     BARE_HOST_HINT,
+    BARE_HOST_TAIL,
+    HOST_CHARS,
     PLATE_LETTERS,
     REGISTRY,
     TYPES,
@@ -38,6 +42,8 @@ from corpus.pii.width import WIDE_STARTS, fold, needs_fold
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
 _WIDE = "_wide"
+#: The group of the first pass's pattern that matches a hint (`_HINTS`).
+_HINT = "_hint"
 
 
 @dataclass(frozen=True, order=True)
@@ -157,10 +163,10 @@ _WRITTEN_EMAIL_GATE = (
 #: A written-out "@" other than "@" itself, as `corpus.pii.detectors.EMAIL_AT` reads it:
 #: "at" between brackets ("(at)", "[ at ]") or between spaces (" at "). Each pattern starts
 #: with its literal, so `re` looks for it with its fast literal search.
-_WRITTEN_AT = tuple(
-    re.compile(w + rf"(?:(?:(?<=[(\[{{<]{w})|(?<=[(\[{{<]\s{w}))\s?[)\]}}>]|(?<= {w}) )")
-    for w in ("at", "AT")
+_WRITTEN_AT_PATTERNS = tuple(
+    w + rf"(?:(?:(?<=[(\[{{<]{w})|(?<=[(\[{{<]\s{w}))\s?[)\]}}>]|(?<= {w}) )" for w in ("at", "AT")
 )
+_WRITTEN_AT = tuple(re.compile(p) for p in _WRITTEN_AT_PATTERNS)
 
 
 def written_forms(text: str) -> bool:
@@ -177,8 +183,50 @@ def written_forms(text: str) -> bool:
     return any(rx.search(text) is not None for rx in _WRITTEN_AT)
 
 
+#: Where the per-text checks of `Scanner.find` find something: "@", "공일", a written-out
+#: "@" (`_WRITTEN_AT`, at its "a"), and the letters after `BARE_HOST_HINT`'s dot. A text
+#: holds a match of one of these if and only if `written_forms` or `BARE_HOST_HINT` says
+#: so; the first pass (`Scanner._find_unhinted`) looks for them as candidates.
+_SYMBOL_HINTS = "@|공일"
+_LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
+_HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
+_HINT_RX = re.compile("|".join(_HINTS))
+#: The most characters a hint spans (so one that starts before a claim's end is seen whole).
+_HINT_WIDTH = max(re._parser.parse(h).getwidth()[1] for h in _HINTS)
+#: How far before its hint a written-out e-mail can start: a local part of 64 characters
+#: (`corpus.pii.detectors`), then up to three (" ( ") before "at", one (" ") before "@".
+_EMAIL_REACH = 64 + 3
+
+
+class _Stop(NamedTuple):
+    """Where and why the first pass stopped, and what it had claimed until then."""
+
+    group: str  # _HINT or _WIDE
+    at: int  # no hint of the text starts before this
+    spans: list[Span]
+    starts: list[int]  # the candidate position each span was claimed at
+
+
+def _rollback(text: str, at: int) -> int:
+    """A position before which the per-text pattern claims what the first pass claimed.
+
+    A candidate that only the per-text pattern has claims something only with a hint
+    in its own match: a read-out phone starts on its "공일"; a written-out e-mail has
+    its "@" or "at" at most `_EMAIL_REACH` characters after its start; a bare host's
+    dot is followed, through host characters only (`HOST_CHARS`), by its ".kr" or
+    ".com/". With no hint before `at`, no such candidate starts before the position
+    returned.
+    """
+    start = at
+    while start > 0 and text[start - 1] in HOST_CHARS:
+        start -= 1
+    return max(0, min(at - _EMAIL_REACH, start))
+
+
 @functools.lru_cache(maxsize=256)
-def _combined(names: tuple[str, ...], bare_hosts: bool = True, written: bool = True) -> re.Pattern:
+def _combined(
+    names: tuple[str, ...], bare_hosts: bool = True, written: bool = True, hints: bool = False
+) -> re.Pattern:
     """A pattern that matches wherever one of the detectors' own patterns does, found fast.
 
     It starts with a character class, so `re` skips the text between candidate
@@ -195,7 +243,13 @@ def _combined(names: tuple[str, ...], bare_hosts: bool = True, written: bool = T
     ``bare_hosts=False`` leaves out the one candidate that needs ``.kr`` in the text:
     the dot before a bare host's ``go.kr`` (`Scanner.find` picks it per text, since
     stopping at every dot costs about 5% on Wikipedia text for a rare form).
+
+    ``hints=True`` (with both others False) adds a first alternative, the group
+    ``_hint``, that matches wherever one of `_HINTS` starts: the first pass of
+    `Scanner.find`, which needs no per-text check (see `Scanner._find_unhinted`).
     """
+    if hints and (bare_hosts or written):
+        raise ValueError("hints go with the pattern that has neither bare hosts nor written forms")
     detectors = sorted((REGISTRY[n] for n in names), key=lambda d: d.priority)
     body = _body(detectors, tagged=True)
     first = _first(detectors)
@@ -205,10 +259,13 @@ def _combined(names: tuple[str, ...], bare_hosts: bool = True, written: bool = T
     gates_by_type = dict(_LETTER_GATES, email=_WRITTEN_EMAIL_GATE) if written else _LETTER_GATES
     digit = _DIGIT_GATE + ("|" + _LETTER_GATES["email"] if "email" in names else "")
     letter = "|".join(g for name, g in gates_by_type.items() if name in names)
+    if hints:  # the letter-led hints start a word too ("(at)", " at ", ".kr")
+        letter = "|".join(g for g in (letter, _LETTER_HINTS) if g)
     gates = [rf"(?=[0-9])(?<![0-9])(?:{digit})"]
     if letter:
         gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
-    gates += [r"(?![0-9A-Za-z(.])", r"\((?=0)"]
+    # any other candidate character (a "+", ":", "공") passes; "@" and "공" of a hint do not
+    gates += [r"(?![0-9A-Za-z(.@공])" if hints else r"(?![0-9A-Za-z(.])", r"\((?=0)"]
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)
     else:
@@ -217,9 +274,13 @@ def _combined(names: tuple[str, ...], bare_hosts: bool = True, written: bool = T
         first = first.replace("공", "")
     # a full-width digit, "＠" or "－": the scan starts again on the folded text (`find`)
     gates.append(f"[{WIDE_STARTS}]")
+    if hints:  # before every detector, so a hint is never hidden behind another match
+        gates.append(_SYMBOL_HINTS)
+        body = f"(?P<{_HINT}>{_HINT_RX.pattern})|{body}"
+        first += "@공A-Za-z"
     body = f"(?P<{_WIDE}>[{WIDE_STARTS}])|{body}"  # first: "\d" in a pattern matches "０" too
     rx = re.compile(f"[{first}{WIDE_STARTS}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
-    if rx.groups != len(detectors) + 1:  # m.lastgroup must name a detector (or _wide)
+    if rx.groups != len(detectors) + 1 + hints:  # m.lastgroup: a detector, _wide or _hint
         raise ValueError("detector patterns may hold named groups only")
     return rx
 
@@ -277,6 +338,7 @@ class Scanner:
         self._gated = tuple(d for d in self.detectors if d.gate)
         # the compiled fast patterns' searches, on first use, by (bare hosts?, written forms?)
         self._search: dict[tuple[bool, bool], Callable] | None = None
+        self._hinted: Callable | None = None  # the first pass's (`_find_unhinted`)
         self._candidates: dict[str, dict[str, tuple[Detector, ...]]] = {}
 
     def active(self, text: str) -> tuple[Detector, ...]:
@@ -299,28 +361,141 @@ class Scanner:
         spans of the original text. The fast scan reads the text as it is until it
         meets a full-width digit, "＠" or "－" (candidates of its pattern, so looking
         costs nothing), then folds the whole text and starts again.
+
+        Most texts are done by the first pass (`_find_unhinted`); on a text with a hint
+        of a written-out form or a bare host, the scan of `_find_hinted` (which picks
+        its pattern with the per-text checks) goes on from a little before the hint
+        (`_resume`), with the claims the first pass made before that point. A text
+        with a full-width form and no hint is folded and given to the first pass
+        again: `_find_hinted` would meet the same full-width form (with no hint it
+        scans with the first pass's pattern) and start again on the folded text with
+        written forms on, which finds nothing more when the folded text holds no hint
+        either (`written_forms` is exact where it says False); a folded text with a
+        hint ("＠" is "@") goes to `_scan`.
         """
         if not self.fast:
             if needs_fold(text):
                 text = fold(text)
             return text, self._find_plain(text)
+        if self._search is None:
+            self._compile()
+        first = self._find_unhinted(text)
+        if not isinstance(first, _Stop):
+            return text, first
+        if first.group == _HINT:
+            return self._resume(text, first)
+        if written_forms(text) or BARE_HOST_HINT.search(text) is not None:
+            return self._find_hinted(text)  # (a hint after the full-width form)
+        text = fold(text)
+        first = self._find_unhinted(text)
+        if not isinstance(first, _Stop):
+            return text, first
+        return self._scan(text, self._search[BARE_HOST_HINT.search(text) is not None, True])
+
+    def _resume(self, text: str, stop: _Stop) -> tuple[str, list[Span]]:
+        """`_find_hinted(text)`, keeping what the first pass claimed before `_rollback`.
+
+        Up to the first claim of a candidate the first pass does not have, the
+        per-text pattern's scan makes the same claims (point 2 of `_find_unhinted`);
+        no such claim starts before the rollback point, so the scan goes on from there
+        with the claims made before it and their floor.
+        """
+        back = _rollback(text, stop.at)
+        spans = stop.spans[: bisect.bisect_left(stop.starts, back)]
+        floor = spans[-1].end if spans else 0
+        search = self._search[BARE_HOST_HINT.search(text) is not None, written_forms(text)]
+        return self._scan(text, search, spans, max(back, floor))
+
+    def _compile(self) -> None:
+        self._search = {
+            (dots, written): _combined(self.types, dots, written).search
+            for dots in (False, True)
+            for written in (False, True)
+        }
+        self._hinted = _combined(self.types, False, False, hints=True).search
+        self._candidates = _candidates(self.types)
+
+    def _find_unhinted(self, text: str) -> list[Span] | _Stop:
+        """The spans of a text with no hint (`_HINTS`) and no full-width form; else where
+        it stopped (`_Stop`).
+
+        This is `_find_hinted` without its five per-text checks ("@", "공일", two
+        written-out "@" searches, `BARE_HOST_HINT`: 10-15% of the scan on Wikipedia
+        text), which would each read the whole text again. It scans with the pattern
+        that has neither bare-host nor written-form candidates, plus the hints as
+        candidates of their own (`_combined(..., hints=True)`), and gives up on the
+        first hint or full-width form it meets. Why a text it does not give up on
+        gets exactly `_find_hinted`'s spans:
+
+        1. Every hint in the text is met. `search` finds the leftmost position where
+           some alternative matches, so a hint starting between two candidates is
+           the next candidate; at a candidate the ``_hint`` group is tried before
+           every detector's (after ``_wide``, which gives up too), so a hint there
+           is what matches. The only positions `search` never looks at are those
+           after a candidate ``s`` and before the end of the span claimed there; a
+           hint starting in there is looked for with `_HINT_RX` on each claim (its
+           whole width, `_HINT_WIDTH`, past the claim's end). So whether a hint
+           lies before or after the candidate it would enable (a written-out e-mail's
+           "at" comes after its local part, a bare host's ".kr" after its first dot),
+           a text with any hint is given up on, whatever was claimed so far.
+        2. With no hint and no full-width form, `written_forms` and `BARE_HOST_HINT`
+           are False (they look for exactly `_HINTS`), so `_find_hinted` scans with
+           ``_search[False, False]`` and never folds. That pattern and this one have
+           the same detector groups in the same order and the same gates, save the
+           hints' own, so they match at the same positions with the same
+           ``lastgroup`` wherever no hint starts, and the two loops make the same
+           claims in the same order.
+        """
+        search = self._hinted
+        candidates = self._candidates
+        hint = _HINT_RX.search
+        spans: list[Span] = []
+        starts: list[int] = []
+        floor = 0
+        m = search(text)
+        while m is not None:
+            group = m.lastgroup
+            s = m.start()
+            if group == _HINT or group == _WIDE:
+                return _Stop(group, s, spans, starts)
+            pos = s + 1
+            for d in candidates[group][text[s]]:
+                dm = d.regex.match(text, s)
+                if dm is None:
+                    continue
+                claim = d.accept(text, dm, floor)
+                if claim is not None:
+                    pos = floor = claim[1]
+                    h = hint(text, s + 1, pos + _HINT_WIDTH)
+                    if h is not None and h.start() < pos:
+                        return _Stop(_HINT, s + 1, spans, starts)  # `search` would miss it
+                    spans.append(Span(claim[0], pos, d.name))
+                    starts.append(s)
+                    break
+            m = search(text, pos)
+        return spans
+
+    def _find_hinted(self, text: str) -> tuple[str, list[Span]]:
+        """`find_folded` of any text: the pattern picked by the per-text checks."""
         # No record-level gates here: a gate only ever leaves out a detector that could
         # not claim anything in the record (see `Detector.gate`), so skipping the check
         # gives the same spans. The one exception is cheap and exact: a bare host
         # ("abc.go.kr", "blog.naver.com/ID") needs ".kr" or ".com/" …, and only then is
         # every dot a candidate.
         if self._search is None:
-            self._search = {
-                (dots, written): _combined(self.types, dots, written).search
-                for dots in (False, True)
-                for written in (False, True)
-            }
-            self._candidates = _candidates(self.types)
+            self._compile()
         search = self._search[BARE_HOST_HINT.search(text) is not None, written_forms(text)]
+        return self._scan(text, search)
+
+    def _scan(
+        self, text: str, search: Callable, spans: list[Span] | None = None, pos: int = 0
+    ) -> tuple[str, list[Span]]:
+        """(the text as scanned, its spans) with the combined pattern's `search`, going on
+        from `pos` after `spans` (claimed before it) when given."""
         candidates = self._candidates
-        spans: list[Span] = []
-        floor = 0
-        m = search(text)
+        spans = [] if spans is None else spans
+        floor = spans[-1].end if spans else 0
+        m = search(text, pos)
         while m is not None:
             s = m.start()
             pos = s + 1
