@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from compiler_flags import with_suite_flags
 
 from corpus.datadir import resolve_data_dir
 
@@ -30,6 +31,13 @@ LONG_FIRST = (
     "test_pretrain_supervision.py",
     "test_finetune_span_tasks.py",
 )
+
+
+def pytest_configure(config) -> None:
+    """XLA's CPU compiler settings of the suite (`compiler_flags`) in XLA_FLAGS, before JAX
+    starts its backend here, in the xdist workers (which inherit the environment) and in every
+    subprocess a test starts with this environment."""
+    os.environ["XLA_FLAGS"] = with_suite_flags(os.environ.get("XLA_FLAGS", ""))
 
 
 def pytest_collection_modifyitems(config, items) -> None:
