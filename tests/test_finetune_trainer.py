@@ -25,6 +25,7 @@ from pathlib import Path
 import multihost
 import numpy as np
 import pytest
+from compiler_flags import subprocess_xla_flags
 from finetune_fixtures import write_klue_data, write_tiny_model, write_tokenizer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -68,9 +69,7 @@ def assets(tmp_path_factory) -> dict[str, Path]:
 def _env(assets, devices: int | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["JAX_PLATFORMS"] = "cpu"
-    env.pop("XLA_FLAGS", None)
-    if devices:
-        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+    env["XLA_FLAGS"] = subprocess_xla_flags(devices)
     # Reruns of the same program (resume) compile once.
     env["JAX_COMPILATION_CACHE_DIR"] = str(assets["cache"])
     env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"

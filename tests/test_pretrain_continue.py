@@ -28,6 +28,7 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
+from compiler_flags import subprocess_xla_flags
 from flax import nnx
 from hf_reference import ROBERTA_LAYOUT, perturb
 from safetensors.numpy import load_file
@@ -280,7 +281,7 @@ def test_klue_bert_folder_with_the_roberta_objective(folders, examples, tmp_path
 
 def _env() -> dict[str, str]:
     env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_DISABLE_MOST_OPTIMIZATIONS="true")
-    env.pop("XLA_FLAGS", None)
+    env["XLA_FLAGS"] = subprocess_xla_flags()
     return env
 
 

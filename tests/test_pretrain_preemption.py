@@ -36,6 +36,7 @@ import jax
 import multihost
 import numpy as np
 import pytest
+from compiler_flags import subprocess_xla_flags
 from flax import nnx
 
 from pretrain import checkpointing, metric_log, supervision
@@ -66,7 +67,7 @@ def _start(
     """Both processes, as ``python -m pretrain.main`` (launch="main") or through the launcher's
     per-host wrapper ``python -m tpu.worker`` (launch="worker"). Returns the processes and,
     for the wrapper, the log file each writes (None: the log is the process's stderr)."""
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env = {**os.environ, "XLA_FLAGS": subprocess_xla_flags()}
     env["JAX_PLATFORMS"] = "cpu"
     # No expensive XLA optimisation passes (LLVM -O0): the first launch's compilation is a
     # large share of this test, which is about the hosts' agreement, not the code XLA emits.
@@ -254,7 +255,7 @@ def test_watcher_first_ctrl_c_asks_for_a_save_second_exits_at_once():
 def test_ctrl_c_in_pretrain_main_saves_and_exits_130(tmp_path):
     """One process: SIGINT at a step -> one line, a checkpoint at that step, exit 130, no
     traceback. (Resuming from such a checkpoint is the SIGTERM path, tested above.)"""
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env = {**os.environ, "XLA_FLAGS": subprocess_xla_flags()}
     env.update(JAX_PLATFORMS="cpu", JAX_DISABLE_MOST_OPTIMIZATIONS="1")
     cmd = [
         sys.executable, "-m", "pretrain.main", "--config", "pretrain/configs/tiny.py",

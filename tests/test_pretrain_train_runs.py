@@ -26,6 +26,7 @@ import jax
 import multihost
 import numpy as np
 import pytest
+from compiler_flags import subprocess_xla_flags
 from flax import nnx
 
 from pretrain import checkpointing, metric_log
@@ -54,9 +55,7 @@ COMPARED = ("loss", "mlm_loss", "nsp_loss", "mlm_accuracy", "nsp_accuracy", "gra
 def _env(devices: int | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["JAX_PLATFORMS"] = "cpu"
-    env.pop("XLA_FLAGS", None)
-    if devices:
-        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+    env["XLA_FLAGS"] = subprocess_xla_flags(devices)
     return env
 
 

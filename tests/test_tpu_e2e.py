@@ -33,6 +33,7 @@ import jax
 import multihost
 import numpy as np
 import pytest
+from compiler_flags import subprocess_xla_flags
 from flax import nnx
 
 from pretrain import checkpointing, supervision
@@ -65,7 +66,7 @@ def world(tmp_path_factory):
     """The fake tools on PATH, a compilation cache, and the reference run's parameters."""
     tmp = tmp_path_factory.mktemp("e2e")
     root = tmp / "cloud"
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env = {**os.environ, "XLA_FLAGS": subprocess_xla_flags()}
     env.update(fake_cloud.install(tmp / "bin", root))
     env.update(JAX_PLATFORMS="cpu", JAX_DISABLE_MOST_OPTIMIZATIONS="1", PYTHONPATH=str(ROOT))
     cache = f"--config.compilation_cache_dir={tmp / 'xla-cache'}"
