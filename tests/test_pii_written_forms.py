@@ -217,7 +217,9 @@ def test_real_style_set_meets_the_targets():
 @pytest.mark.parametrize(
     "text",
     ["hong (at) daum.net", "hong[at]naver.com", "hong{ AT }x.com", "hong <at> x.com",
-     "hong at naver.com", "HONG AT NAVER.COM", "hong@x.com", "hong ＠ x.com", "공일공 이삼사오"],
+     "hong at naver.com", "HONG AT NAVER.COM", "hong@x.com", "hong ＠ x.com", "공일공 이삼사오",
+     "hong 골뱅이 x.com", "hong골뱅이x.com", "hong(앳)x.com", "hong 앳 naver.com",
+     "hong [앳] x.com"],
 )  # fmt: skip
 def test_written_forms_hint_holds_for_every_written_at(text):
     """The per-text hint that turns the written-out candidates on: every form it exists for."""
@@ -225,7 +227,16 @@ def test_written_forms_hint_holds_for_every_written_at(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["data and Nation", "AT&T 주가", "what (a) cat", "[atom]", "at the", "공원 공연"]
+    "text",
+    [
+        "data and Nation",
+        "AT&T 주가",
+        "what (a) cat",
+        "[atom]",
+        "at the",
+        "공원 공연",
+        "앳킨스 교수",
+    ],
 )
 def test_written_forms_hint_is_off_for_at_inside_words(text):
     assert not written_forms(text)

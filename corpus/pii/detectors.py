@@ -296,11 +296,14 @@ _KD = f"[{KOREAN_DIGITS}]"
 
 #: Korea's country code in international form: "+82", "0082" (the "00" international
 #: prefix dialled abroad), "(+82) " in brackets.
-KR_CODE = r"(?:(?<![0-9])(?:\+|00)82[-. ]?|\(\+82\)\s?)"
+KR_CODE = r"(?:(?:(?<![0-9])\+82|0082(?<![0-9]0082))[-. ]?|\(\+82\)\s?)"
 #: A mobile number with every digit spaced: "0 1 0 - 2 9 4 8 - 1 1 7 6", "0 1 0 2 9 4 8 …".
 _SPACED_SEP = rf"(?: [{DASHES}{DASH_LOOKALIKES}.] | )"
 _SPACED_MOBILE = (
-    r"(?<![0-9A-Za-z] )0 1 [016789]"
+    # the literal first, the lookbehinds after it: most candidates fail on the first "0 1 "
+    r"0 1 [016789](?<![0-9A-Za-z_/"
+    + DASHES
+    + r"]0 1 .)(?<![0-9A-Za-z] 0 1 .)"
     + _SPACED_SEP
     + r"[1-9](?: \d){2,3}"
     + _SPACED_SEP
@@ -312,7 +315,7 @@ register(Detector(
     r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + _NB + r"82[-. ]1[016789]|"
     + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
-    + r"|" + _NB + _SPACED_MOBILE
+    + r"|" + _SPACED_MOBILE
     + r"|(?<![가-힣])공일[공영일육칠팔구]" + _WORD_SEP + rf"?{_KD}{{3,4}}"
     + _WORD_SEP + rf"?{_KD}{{4}}",
     "0+(8공", lambda t, m, f: _span(m),
@@ -361,15 +364,15 @@ _INTERNATIONAL = (
 #: international prefix (or a Korean carrier's 001/002/005/006/00700): "0044 20 7946 0958",
 #: "001-1-310-555-0142" (this one only near a phone word: `_accept_foreign`).
 _INTERNATIONAL_WRITTEN = (
-    r"(?<![0-9A-Za-z])\(\+(?!82\))[1-9]\d{0,2}\)[ .\-]?\d{1,8}(?:[ .\-]\d{1,8}){1,4}"
+    r"\(\+(?<![0-9A-Za-z]\(\+)(?!82\))[1-9]\d{0,2}\)[ .\-]?\d{1,8}(?:[ .\-]\d{1,8}){1,4}"
     r"(?![0-9]|[.,]\d)"
-    r"|(?<![0-9A-Za-z])00(?:[1256]|700)?[ .\-]?(?!82)[1-9]\d{0,2}(?:[ .\-]\d{1,8}){2,5}"
+    r"|00(?<![0-9A-Za-z]00)(?:[1256]|700)?[ .\-]?(?!82)[1-9]\d{0,2}(?:[ .\-]\d{1,8}){2,5}"
     r"(?![0-9]|[.,]\d)"
 )
 #: A North American number written with its "1" and no plus: "1-310-555-0142",
 #: "1 (310) 555-0142" (area code and exchange never start with 0 or 1).
 _NANP = (
-    r"(?<![0-9A-Za-z\-.])1(?:-[2-9]\d{2}-|\s?\([2-9]\d{2}\)\s?)[2-9]\d{2}-\d{4}"
+    r"1(?<![0-9A-Za-z\-.]1)(?:-[2-9]\d{2}-|\s?\([2-9]\d{2}\)\s?)[2-9]\d{2}-\d{4}"
     r"(?![0-9]|[-.]\d)"
 )
 

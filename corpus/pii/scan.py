@@ -167,6 +167,11 @@ _WRITTEN_AT = tuple(
 )
 
 
+#: "앳" as "@": spaced or bracketed ("id 앳 naver.com", "id(앳)daum.net"); not inside a
+#: word (the name 앳킨스 is in about one kowiki article in a thousand).
+_WRITTEN_AET = re.compile(r"앳[\s)\]}>]")
+
+
 def written_forms(text: str) -> bool:
     """True when `text` may hold a written-out e-mail or a phone read out in Korean.
 
@@ -177,7 +182,9 @@ def written_forms(text: str) -> bool:
     gate; a bare "at" inside "data" or "Nation" is in one kowiki article in six and says
     nothing).
     """
-    if "@" in text or "공일" in text or "골뱅이" in text or "앳" in text:
+    if "@" in text or "공일" in text or "골뱅이" in text:
+        return True
+    if "앳" in text and _WRITTEN_AET.search(text) is not None:
         return True
     return any(rx.search(text) is not None for rx in _WRITTEN_AT)
 
