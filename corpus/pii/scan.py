@@ -182,7 +182,10 @@ def written_forms(text: str) -> bool:
     gate; a bare "at" inside "data" or "Nation" is in one kowiki article in six and says
     nothing).
     """
-    if "@" in text or "공일" in text or "골뱅이" in text:
+    if "@" in text or "공일" in text:
+        return True
+    # one-character searches first: a two-character one costs ~4% of the scan (kowiki)
+    if "뱅" in text and "골뱅이" in text:
         return True
     if "앳" in text and _WRITTEN_AET.search(text) is not None:
         return True
