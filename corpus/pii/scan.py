@@ -122,8 +122,12 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 _DIGIT_GATE = (
-    r"\d{1,4}+(?:\s?[./()년동" + DASHES + DASH_LOOKALIKES + PLATE_LETTERS + r"]?\s?\d"
-    r"|\s?년\s?[(\[]?[음양]력)"
+    # the calendar word as a branch after the common prefix: one test for most candidates
+    r"\d{1,4}+\s?[./()년동"
+    + DASHES
+    + DASH_LOOKALIKES
+    + PLATE_LETTERS
+    + r"]?\s?(?:\d|[(\[]?[음양]력)"
     r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
