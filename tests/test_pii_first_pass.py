@@ -64,12 +64,17 @@ WITH_HINT = [
     "사이트 https://example.com/path 와 010-1234-5678",
     "공일 하나",  # a hint alone: given up on, nothing found either way
     "at the end (at) x",
+    "메일 hong123 골뱅이 naver.com 으로",  # the Korean words for "@" (issue #24's blind set)
+    "메일 hong_mom(골뱅이)daum.net",
+    "메일 minji.o 앳 gmail.com 이요",
+    "메일 minji(앳)naver.com",
 ]
 WITHOUT_HINT = [
     "연락처 010-1234-5678, 주소 서울특별시 강남구 테헤란로 123",
     "1990년 3월 1일생, 주민등록번호 900301-1234567",
     "data Nation that cat attack",  # "at" inside words is no hint
     "공원 공업 성공 공이 공삼",
+    "골목 골프 골뱅 앳킨스 앳된 얼굴",  # "골"/"앳" without the whole hint
     "v1.2.3 버전, 192.168.0.1, abc.def",
     "",
 ]

@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from corpus.pii.generate import Pseudonymizer
 from corpus.pii.testset import T, example
 
-FILLER = st.text(alphabet="가나다라마바사아자차카타파하는을를이에서와과도만요 .,!?", max_size=12)
+# no "만": after a value's number it reads as the unit ten thousand ("금남로 262 만" as
+# "262 만 명"), which the address rules take for a quantity on purpose (hypothesis found it)
+FILLER = st.text(alphabet="가나다라마바사아자차카타파하는을를이에서와과도요 .,!?", max_size=12)
 KINDS = st.sampled_from(sorted(T))
 
 

@@ -15,6 +15,7 @@ from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
 from corpus.pii.scan import Scanner, written_forms
+from corpus.pii.validators import DASH_LOOKALIKES
 from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 
@@ -216,7 +217,9 @@ def test_real_style_set_meets_the_targets():
 @pytest.mark.parametrize(
     "text",
     ["hong (at) daum.net", "hong[at]naver.com", "hong{ AT }x.com", "hong <at> x.com",
-     "hong at naver.com", "HONG AT NAVER.COM", "hong@x.com", "hong ＠ x.com", "공일공 이삼사오"],
+     "hong at naver.com", "HONG AT NAVER.COM", "hong@x.com", "hong ＠ x.com", "공일공 이삼사오",
+     "hong 골뱅이 x.com", "hong골뱅이x.com", "hong(앳)x.com", "hong 앳 naver.com",
+     "hong [앳] x.com"],
 )  # fmt: skip
 def test_written_forms_hint_holds_for_every_written_at(text):
     """The per-text hint that turns the written-out candidates on: every form it exists for."""
@@ -224,7 +227,16 @@ def test_written_forms_hint_holds_for_every_written_at(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["data and Nation", "AT&T 주가", "what (a) cat", "[atom]", "at the", "공원 공연"]
+    "text",
+    [
+        "data and Nation",
+        "AT&T 주가",
+        "what (a) cat",
+        "[atom]",
+        "at the",
+        "공원 공연",
+        "앳킨스 교수",
+    ],
 )
 def test_written_forms_hint_is_off_for_at_inside_words(text):
     assert not written_forms(text)
@@ -237,3 +249,180 @@ def test_a_year_like_service_number_next_to_a_contact_word_is_kept_and_counted()
     out, spans, kept = PZ.apply_counted(text)
     assert out == text and spans == [] and kept == {"service_number": 1}
     assert _found("임진왜란(1592-1598) 때의 일") == []  # a range of years, no contact word
+
+
+# --- the shapes the blind set (tests/fixtures/pii/blind.jsonl) found missing ----------------
+
+_RNG = random.Random(2424)
+
+
+def _digits(n: int, first: str = "123456789") -> str:
+    return _RNG.choice(first) + "".join(_RNG.choice("0123456789") for _ in range(n - 1))
+
+
+def _mobile_groups() -> tuple[str, str, str]:
+    return "01" + _RNG.choice("016789"), _digits(4), _digits(4, "0123456789")
+
+
+@pytest.mark.parametrize("dash", list(DASH_LOOKALIKES))
+def test_a_dash_look_alike_between_the_groups_of_a_phone(dash):
+    a, b, c = _mobile_groups()
+    mobile = dash.join((a, b, c))
+    assert _found(f"폰번 {mobile} 으로") == [(mobile, "mobile")]
+    landline = dash.join(("02", _digits(3), _digits(4)))
+    assert _found(f"집 {landline} 으로") == [(landline, "phone")]
+    new = PZ.apply(f"폰번 {mobile} 으로")[0]
+    assert new.count(dash) == 2 and mobile not in new  # the look-alikes kept, digits redrawn
+
+
+@pytest.mark.parametrize("sep", [" - ", " ", " . ", " ㅡ "])
+def test_a_mobile_with_every_digit_spaced(sep):
+    groups = _mobile_groups()
+    mobile = sep.join(" ".join(g) for g in groups)
+    assert _found(f"상담원이 {mobile} 으로 전화") == [(mobile, "mobile")]
+    assert mobile not in PZ.apply(f"상담원이 {mobile} 으로 전화")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["점수 0 1 0 2 9 4 8 1 1 7 6 5 순", "기록 3 0 1 0 2 9 4 8 1 1 7 6", "0 1 0 2 9 4 순서"],
+)
+def test_spaced_digits_that_run_on_or_stop_short_are_not_a_mobile(text):
+    """The guard of the spaced form: exactly a mobile's digits, no digit before or after."""
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize("sep", ["에 ", "에", " 에 "])
+def test_korean_digit_words_joined_by_the_particle_e(sep):
+    words = "공일공" + sep + "사사오칠" + sep + "구공일일"
+    assert _found(f"번호가 {words} 입니다") == [(words, "mobile")]
+    assert words not in PZ.apply(f"번호가 {words} 입니다")[0]
+
+
+@pytest.mark.parametrize(
+    ("kind", "head"),
+    [("mobile", "(+82) 10"), ("mobile", "(+82)10"), ("mobile", "0082-10"), ("mobile", "0082 10"),
+     ("phone", "0082-2"), ("phone", "(+82) 31")],
+)  # fmt: skip
+def test_korea_s_code_in_brackets_or_after_00(kind, head):
+    number = f"{head}-{_digits(4 if kind == 'mobile' else 3)}-{_digits(4)}"
+    assert _found(f"{number} 로 연락") == [(number, kind)]
+    assert number not in PZ.apply(f"{number} 로 연락")[0]
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["(+1) 310-555-0142", "(+44) 20 7946 0958", "(+81)3-2345-6789", "1-310-555-0142",
+     "1 (415) 555-0199", "1-212-736-5000"],
+)  # fmt: skip
+def test_foreign_numbers_with_a_bracketed_code_or_a_bare_1(number):
+    text = f"미국 집 {number} 입니다"
+    assert _found(text) == [(number, "phone")]
+    out, spans, kept = PZ.apply_counted(text)
+    assert number not in out and not kept  # replaced, never kept as a service number
+    assert [kind for _, kind in _found(out)] == ["phone"]  # the pseudonym is a number too
+
+
+@pytest.mark.parametrize(
+    "number", ["0044 20 7946 0958", "001-1-310-555-0142", "00700 81 3 2345 6789"]
+)
+def test_the_00_prefix_before_a_foreign_code_near_a_phone_word(number):
+    assert _found(f"국제전화 {number} 로") == [(number, "phone")]
+    assert _found(f"제품 {number} 로") == []  # no phone word: a serial as often as a number
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ISBN 1-56619-909-3",
+        "ISBN 0-306-40615-2",
+        "1-010-555-0142 오류",
+        "문항 1-2-3-4",
+        "1-310-55-0142",
+    ],
+)
+def test_what_the_bare_1_form_leaves_alone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize(
+    "at", [" 골뱅이 ", "골뱅이", "(골뱅이)", "[골뱅이]", " (골뱅이) ", "(앳)", " 앳 "]
+)
+def test_korean_words_for_at(at):
+    email = f"hong{_digits(3)}{at}naver.com"
+    assert _found(f"메일: {email} 로") == [(email, "email")]
+    new = PZ.apply(f"메일: {email} 로")[0]
+    assert at in new and email not in new  # the "@" stays written as it was
+
+
+@pytest.mark.parametrize("dot", [" . ", " 닷 ", "(닷)", " 점 ", "[점]", " dot "])
+def test_a_dot_written_out_or_spaced(dot):
+    email = f"go_{_digits(2)} @ naver{dot}com"
+    assert _found(f"{email} 여기로") == [(email, "email")]
+
+
+def test_a_bare_aet_needs_a_webmail_domain_or_a_mail_word():
+    """ "앳" is read as "@" like " at ": before a webmail domain or next to a mail word."""
+    assert _found("hong 앳 example.org 에서 봤다") == []
+    assert _found("메일 hong 앳 example.org") == [("hong 앳 example.org", "email")]
+    assert _found("사진은 hong.png 파일") == []  # no written "@" at all
+
+
+@pytest.mark.parametrize("word", ["음력 ", "양력 ", "(음력) ", "[양력]", "음력"])
+@pytest.mark.parametrize("year", ["51년 ", "1951년 ", "07년"])
+def test_a_calendar_word_inside_a_birth_date(word, year):
+    date = f"{year}{word}9월 18일"
+    assert _found(f"고인은 {date}생으로") == [(date, "birth_date")]
+    new = PZ.apply(f"고인은 {date}생으로")[0]
+    assert word.strip() in new and date not in new
+
+
+def test_a_lunar_date_without_a_birth_word_is_not_a_birth_date():
+    assert _found("51년 음력 9월 18일에 일식이 있었다") == []
+    assert _found("1951년 음력 9월 18일에 전투가 벌어졌다") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("만덕동 1032번지 B01호 반지하", "만덕동 1032번지 B01호"),
+     ("정자동 278 A동 302호에", "정자동 278 A동 302호"),
+     ("역삼동 622 B1층 식당", "역삼동 622 B1층"),
+     ("송도동 29-11 더샵 1203동 2105호예요", "송도동 29-11 더샵 1203동 2105호"),
+     ("하안동 58 래미안 퍼스트 101동 1201호로", "하안동 58 래미안 퍼스트 101동 1201호"),
+     ("월곡동 88-154 다세대 1층이던데", "월곡동 88-154 다세대 1층"),
+     ("월곡동 88-15 다가구 2층", "월곡동 88-15 다가구 2층"),
+     ("상도동 33-2 건물 3층에", "상도동 33-2 건물 3층")],
+)  # fmt: skip
+def test_address_tails_with_a_lettered_unit_a_complex_name_or_a_house_type(text, value):
+    assert _found(text) == [(value, "address")]
+
+
+def test_a_name_before_a_floor_alone_is_not_taken_into_the_address():
+    """The complex-name tail needs both N동 and N호: a shop before a floor stays out."""
+    assert _found("주소는 정자동 278 스타벅스 2층") == [("정자동 278", "address")]
+    assert _found("보상금은 5억 3000만 원입니다, 101동 주민") == []
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["www.gov.kr", "law.go.kr", "www1.president.go.kr", "https://www.mois.go.kr/", "www.korea.kr"],
+)
+def test_a_public_institution_s_bare_host_is_kept_and_counted_apart(host):
+    text = f"자세한 내용은 {host} 에서 확인"
+    out, spans, kept = PZ.apply_counted(text)
+    assert out == text and spans == [] and kept == {"public_host": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["www.gov.kr/portal/1234", "law.go.kr/LSW/abc", "blog.naver.com/hong12", "www.hong12.co.kr"],
+)
+def test_a_path_or_a_private_host_is_still_replaced(url):
+    text = f"자세한 내용은 {url} 에서 확인"
+    out, spans, kept = PZ.apply_counted(text)
+    assert out != text and [sp.type for sp in spans] == ["url"] and not kept
+
+
+def test_a_dash_look_alike_is_no_range_of_years():
+    assert _found("1990ㅡ2000년 사이") == []
+    assert _found("2019ㅡ2020 시즌") == []

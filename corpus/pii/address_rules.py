@@ -40,6 +40,7 @@ _POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\
 BUILDING_WORDS = (
     r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
     r"|주공|연립|상가|기숙사|타워|센터|프라자|플라자|스퀘어|파크|하우스|원룸|주택"
+    r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스"
 )
 _BUILDING_NAME = (
     r"(?:\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}(?:" + BUILDING_WORDS + r")"
@@ -47,14 +48,25 @@ _BUILDING_NAME = (
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
 UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]|예요))"
+#: A unit may carry a letter: "B01호" (a basement unit), "A동 302호", "B1층".
+_UNIT = r"(?:(?:[A-Za-z]?\d{1,4}|[A-Za-z])동\s?)?[A-Za-z]?\d{1,5}" + UNIT_HO
+#: The name of an apartment or building with no building word, between the lot number and
+#: its "N동 N호" (both: a name alone before a floor or a 호 is too often a shop or a word):
+#: "송도동 29-11 더샵 1203동 2105호", "… 래미안 퍼스트 101동 1201호".
+_NAMED_COMPLEX = (
+    r"(?:(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}){1,2}"
+    r"(?=\s?(?:[A-Za-z]?\d{1,4}|[A-Za-z])동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r"))?"
+)
 _UNITS_AND_LOT = (
-    r"(?:,?\s?(?:\d{1,4}동\s?)?\d{1,5}" + UNIT_HO + r"|,?\s?(?:지하\s?)?\d{1,3}층)*"
+    r"(?:,?\s?" + _UNIT + r"|,?\s?(?:지하\s?|[Bb])?\d{1,3}층)*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
-_ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _UNITS_AND_LOT)
+_ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
 #: The same with a building before the floor or unit; tried only with a building word near
 #: (its name part backtracks, and most house numbers have no building after them).
-_ADDRESS_TAIL_BUILDING = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _BUILDING_NAME + _UNITS_AND_LOT)
+_ADDRESS_TAIL_BUILDING = re.compile(
+    r"(?:-\d{1,4})?(?:\s?번지)?" + _BUILDING_NAME + _NAMED_COMPLEX + _UNITS_AND_LOT
+)
 #: A tail that only an address has (see the module docstring).
 _STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from corpus.pii.address_rules import accept_address
 from corpus.pii.birthdates import birth_context, birth_date_valid, is_cutoff, lifespan
 from corpus.pii.validators import (
+    DASH_LOOKALIKES,
     DASHES,
     brn_ok,
     crn_ok,
@@ -98,10 +99,16 @@ def _span(m: re.Match) -> tuple[int, int]:
 # 1. e-mail ---------------------------------------------------------------------------------
 
 
-#: "@" as people write it when they do not want it harvested: " @ ", "(at)", "[at]", " at ".
-EMAIL_AT = r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT)\s?[)\]}>]\s?| (?:at|AT) )"
-#: "." the same way: "[dot]", "(dot)", " dot ".
-EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT)\s?[)\]}>]\s?| (?:dot|DOT) )"
+#: "@" as people write it when they do not want it harvested: " @ ", "(at)", "[at]", " at ",
+#: and in Korean: "골뱅이" (the Korean name of "@"; bracketed, spaced or not) and "앳"
+#: (bracketed, or spaced like " at ").
+EMAIL_AT = r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|골뱅이|앳)\s?[)\]}>]\s?| (?:at|AT|앳) |\s?골뱅이\s?)"
+#: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" (bracketed or spaced);
+#: a dot with a space on both sides ("naver . com").
+EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT|닷|점)\s?[)\]}>]\s?| (?:dot|DOT|닷|점) | \. )"
+#: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
+#: domain or near a mail word.
+_WORD_AT = frozenset((" at ", " AT ", " 앳 "))
 #: Webmail domains: a bare " at " (also an English word) is read as "@" only before one of
 #: these, or near a mail word.
 MAIL_DOMAINS = frozenset(
@@ -128,7 +135,7 @@ def _accept_email(text: str, m: re.Match, floor: int):
     if local.startswith(".") or ".." in m.group():
         return None
     s, e = _span(m)
-    if at == " at " or at == " AT ":  # also an English word: a webmail domain, or a mail word
+    if at in _WORD_AT:  # also an English (or Korean) word: a webmail domain, or a mail word
         if mail_domain(domain) not in MAIL_DOMAINS and not near(text, s, e, _MAIL_CONTEXT):
             return None
     return s, e
@@ -142,7 +149,7 @@ register(Detector(
     r"(?![A-Za-z0-9\-])",
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
-    gate=("@", "at", "AT"),
+    gate=("@", "at", "AT", "골뱅이", "앳"),
 ))  # fmt: skip
 
 # 2. URL ------------------------------------------------------------------------------------
@@ -205,6 +212,22 @@ BARE_HOST_DOT = (
 )
 #: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
 BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/)"
+#: The host of a public institution's site with no path: "www.gov.kr", "law.go.kr",
+#: "https://www1.president.go.kr/". A public page address names no one; it is detected
+#: (so no other detector reads its digits) but kept and counted apart. With a path
+#: ("….go.kr/…") it is replaced as before.
+_PUBLIC_HOST = re.compile(
+    r"(?:(?:https?|ftp)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*"
+    r"(?:go|gov|mil|korea)\.kr/?",
+    re.IGNORECASE,
+)
+
+
+def public_host(value: str) -> bool:
+    """True when the URL `value` is a public institution's host with no path (above)."""
+    return _PUBLIC_HOST.fullmatch(value) is not None
+
+
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
 BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)
 
@@ -267,20 +290,40 @@ register(Detector(
 # 4. mobile phone ---------------------------------------------------------------------------
 
 #: Between the groups of a phone number: a dash or dot, spaces around it or not, or a space.
-_GROUP_SEP = rf"(?:\s?[{DASHES}.]\s?|\s)"
+_GROUP_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}.]\s?|\s)"
+#: Between the groups of a number read out in Korean: also the particle 에 ("공일공에 …").
+_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s?에\s?|\s)"
 #: Digits read out in Korean, as people write a number they do not want harvested.
 KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
 _KD = f"[{KOREAN_DIGITS}]"
 
+#: Korea's country code in international form: "+82", "0082" (the "00" international
+#: prefix dialled abroad), "(+82) " in brackets.
+KR_CODE = r"(?:(?:(?<![0-9])\+82|0082(?<![0-9]0082))[-. ]?|\(\+82\)\s?)"
+#: A mobile number with every digit spaced: "0 1 0 - 2 9 4 8 - 1 1 7 6", "0 1 0 2 9 4 8 …".
+_SPACED_SEP = rf"(?: [{DASHES}{DASH_LOOKALIKES}.] | )"
+_SPACED_MOBILE = (
+    # the literal first, the lookbehinds after it: most candidates fail on the first "0 1 "
+    r"0 1 [016789](?<![0-9A-Za-z_/"
+    + DASHES
+    + r"]0 1 .)(?<![0-9A-Za-z] 0 1 .)"
+    + _SPACED_SEP
+    + r"[1-9](?: \d){2,3}"
+    + _SPACED_SEP
+    + r"\d(?: \d){3}(?!\s?[0-9])"
+)
+
 register(Detector(
     "mobile", 9,
-    r"(?:(?<![0-9])\+82[-. ]?(?:\(0\)|0)?1[016789]|" + _NB + r"82[-. ]1[016789]|"
+    r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + _NB + r"82[-. ]1[016789]|"
     + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
-    + r"|(?<![가-힣])공일[공영일육칠팔구]" + rf"(?:\s?[{DASHES}]\s?|\s)?{_KD}{{3,4}}"
-    + rf"(?:\s?[{DASHES}]\s?|\s)?{_KD}{{4}}",
+    + r"|" + _SPACED_MOBILE
+    + r"|(?<![가-힣])공일[공영일육칠팔구]" + _WORD_SEP + rf"?{_KD}{{3,4}}"
+    + _WORD_SEP + rf"?{_KD}{{4}}",
     "0+(8공", lambda t, m, f: _span(m),
-    "mobile phone number (010/011/016-019, +82, 82-10; also read out: 공일공 …)",
+    "mobile phone number (010/011/016-019, +82, 0082, (+82), 82-10; every digit spaced; "
+    "also read out: 공일공 …, 공일공에 …)",
 ))  # fmt: skip
 
 # 5. landline, VoIP and service numbers -----------------------------------------------------
@@ -320,13 +363,46 @@ _INTERNATIONAL = (
     r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
     r"(?![0-9]|[.,]\d)|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{7,14}(?![0-9])"
 )
+#: The same with the country code in brackets, "(+1) 310-555-0142", or after the "00"
+#: international prefix (or a Korean carrier's 001/002/005/006/00700): "0044 20 7946 0958",
+#: "001-1-310-555-0142" (this one only near a phone word: `_accept_foreign`).
+_INTERNATIONAL_WRITTEN = (
+    r"\(\+(?<![0-9A-Za-z]\(\+)(?!82\))[1-9]\d{0,2}\)[ .\-]?\d{1,8}(?:[ .\-]\d{1,8}){1,4}"
+    r"(?![0-9]|[.,]\d)"
+    r"|00(?<![0-9A-Za-z]00)(?:[1256]|700)?[ .\-]?(?!82)[1-9]\d{0,2}(?:[ .\-]\d{1,8}){2,5}"
+    r"(?![0-9]|[.,]\d)"
+)
+#: A North American number written with its "1" and no plus: "1-310-555-0142",
+#: "1 (310) 555-0142" (area code and exchange never start with 0 or 1).
+_NANP = (
+    r"1(?<![0-9A-Za-z\-.]1)(?:-[2-9]\d{2}-|\s?\([2-9]\d{2}\)\s?)[2-9]\d{2}-\d{4}"
+    r"(?![0-9]|[-.]\d)"
+)
+
+
+#: The "00" international prefix (or a carrier's 001/002/005/006/00700) before a country code.
+_DIAL_PREFIX = re.compile(r"^00(?:[1256](?=[ .\-])|700)?")
+
+
+def foreign_number(value: str) -> bool:
+    """True when a phone span is a foreign number: "+1 …", "(+44) …", "0044 …", "1-310-…"."""
+    head = value.lstrip("(")
+    if head.startswith("+"):
+        return not head.startswith("+82")
+    if head.startswith("00"):
+        return not head.startswith("0082")
+    return head.startswith("1") and len(digits_of(value)) == 11
 
 
 def _accept_any_phone(text: str, m: re.Match, floor: int):
     value = m.group()
-    if value[0] != "+" or value.startswith("+82"):
+    if not foreign_number(value):
         return _accept_phone(text, m, floor)
-    groups = re.findall(r"\d+", value)
+    if value.startswith("00") and not near(text, m.start(), m.end(), _PHONE_CONTEXT):
+        return None  # "0012 3456 7890" is as often a serial as a number dialled abroad
+    if value[0] == "1":
+        return _span(m)  # a North American number: its shape was checked by the pattern
+    groups = re.findall(r"\d+", _DIAL_PREFIX.sub("", value))
     # a short last group ends a list of scores ("+10 20 30"), except in the pairs of a French
     # number: a one-digit group after the country code, then four pairs ("+33 6 12 34 56 78")
     pairs = len(groups) == 6 and len(groups[1]) == 1 and all(len(g) == 2 for g in groups[2:])
@@ -337,14 +413,15 @@ def _accept_any_phone(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "phone", 10,
-    r"(?:(?<![0-9])\+82[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)|"
+    r"(?:" + KR_CODE + r"(?:\(0\)|0)?(?:2|[3-6][1-5]|70)|"
     + _NB + r"\(" + _AREA + r"\)|" + _NB + _AREA + r")"
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _NB + rf"1(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
-    + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL,
+    + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL
+    + "|" + _INTERNATIONAL_WRITTEN + "|" + _NANP,
     "0-9+(", _accept_any_phone,
     "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers (kept, counted apart); "
-    "a labelled local number; a foreign number in + form",
+    "a labelled local number; a foreign number in +, (+1), 00 form or 1-310-555-0142",
 ))  # fmt: skip
 
 # 6-7. resident and foreigner registration numbers ------------------------------------------
@@ -603,9 +680,14 @@ def _accept_birth(text: str, m: re.Match, floor: int):
     return (s, e) if birth_date_valid(m.group()) else None
 
 
+#: The month after a year, with or without a calendar word between: "51년 음력 9월 18일",
+#: "1951년 (양력) 3월 2일". Written as a branch on the month's first digit, so a date with
+#: no calendar word (nearly all) costs one test more, not an optional group (~5% of the scan).
+_CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)\d?"
+
 register(Detector(
     "birth_date", 14,
-    r"(?<![0-9])(?:(?:\d{4}|\d{2})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일"
+    r"(?<![0-9])(?:(?:\d{4}|\d{2})\s?년\s?" + _CALENDAR_MONTH + r"\s?월\s?\d{1,2}\s?일"
     r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
     r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",

@@ -30,7 +30,9 @@ from corpus.pii.detectors import (
     PLATE_LETTERS,
     REGISTRY,
     email_parts,
+    foreign_number,
     mail_domain,
+    public_host,
 )
 from corpus.pii.particles import final_class
 from corpus.pii.scan import Scanner, Span
@@ -171,7 +173,11 @@ _TO_WORD = str.maketrans("0123456789", "공일이삼사오육칠팔구")
 def gen_mobile(value: str, rng: random.Random) -> str:
     if value[0] == "공":  # read out in Korean: drawn as digits, written back as words
         return gen_mobile(value.translate(_TO_DIGIT), rng).translate(_TO_WORD)
-    m = re.match(r"(\+82[-. ]?(?:\(0\)|0)?1[016789]|82[-. ]1[016789]|\(?01[016789])", value)
+    m = re.match(
+        r"((?:\+82|0082)[-. ]?(?:\(0\)|0)?1[016789]|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
+        r"|82[-. ]1[016789]|\(?01[016789]|0 1 [016789])",
+        value,
+    )
     head = m.group()
     rest = _scramble(value[len(head) :], rng)
     rest = re.sub(r"^([^0-9]*)0", lambda x: x.group(1) + rng.choice("123456789"), rest)
@@ -179,9 +185,22 @@ def gen_mobile(value: str, rng: random.Random) -> str:
 
 
 _PHONE_HEAD = re.compile(
-    r"(\+82[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
+    r"((?:\+82|0082|\(\+82\))[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
     r"|\(?(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080))"
 )
+
+
+#: The kept head of a foreign number: "+44", "(+1)", "0044", "001", the "1" of "1-310-…".
+_FOREIGN_HEAD = re.compile(r"\(?\+\d{1,3}\)?(?=\D)|\+\d|00\d*?[ .\-]?\d{1,3}(?=\D)|1(?=\D)")
+
+
+def _gen_foreign(value: str, rng: random.Random) -> str:
+    """A foreign number: the head kept, the rest redrawn; no group of the rest starts with 0
+    or 1 (a North American area code or exchange never does)."""
+    head = _FOREIGN_HEAD.match(value)
+    rest = _scramble(value[head.end() :], rng)
+    rest = re.sub(r"(?<![0-9])[01]", lambda _: rng.choice("23456789"), rest)
+    return head.group() + rest
 
 
 def gen_phone(value: str, rng: random.Random) -> str:
@@ -189,6 +208,8 @@ def gen_phone(value: str, rng: random.Random) -> str:
         cc = re.match(r"\+\d{1,3}(?=\D)", value) or re.match(r"\+\d", value)
         rest = _scramble(value[cc.end() :], rng)
         return cc.group() + re.sub(r"\d", lambda _: rng.choice("123456789"), rest, count=1)
+    if foreign_number(value):  # "(+1) …", "0044 …", "1-310-…": the head kept
+        return _gen_foreign(value, rng)
     if "2" <= value[0] <= "9":  # a local number without area code: no leading 0 or 1
         return rng.choice("23456789") + _scramble(value[1:], rng)
     if value[0] == "1":  # service number: keep the prefix; never a year-like second half
@@ -545,11 +566,16 @@ def _written(text: str, edits: list[tuple[int, int, str, str]]) -> tuple[str, li
 
 
 #: Detected values that are public and stay as they are, by the name they are counted under.
-PUBLIC_KINDS = {"service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx"}
+PUBLIC_KINDS = {
+    "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
+    "public_host": "a public institution's site with no path: www.gov.kr, law.go.kr",
+}
 
 
 def public_kind(kind: str, value: str) -> str | None:
     """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced)."""
-    if kind == "phone" and value[0] == "1":
+    if kind == "phone" and value[0] == "1" and not foreign_number(value):
         return "service_number"
+    if kind == "url" and public_host(value):
+        return "public_host"
     return None

@@ -37,7 +37,7 @@ from corpus.pii.detectors import (
     TYPES,
     Detector,
 )
-from corpus.pii.validators import DASHES
+from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_STARTS, fold, needs_fold
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
@@ -119,13 +119,21 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   (``./)``, a dash, ``년``, ``동`` or a plate syllable) and another optional space,
 #:   with a digit (``302동 1102호``, ``02–345–6789`` with an en dash too):
 #:   IPv4 ``1.``, phones ``02-``/``(02)``/``010)``, ``1588-``, ``123-45-``, ``1234 5678``,
-#:   ``12-34``, ``1990년 3월``, ``1990. 3.``, ``12가 3456``, account ``123-``;
+#:   ``12-34``, ``1990년 3월``, ``1990. 3.``, ``12가 3456``, account ``123-``; the dash
+#:   may be a look-alike (``010ㅡ1234``, `DASH_LOOKALIKES`), the separator a bracket
+#:   (``1 (310) 555-0142``);
+#:   or a year with a calendar word before its month (``51년 음력 9월``, ``1951년 (양력) 3월``);
 #:   or it is a house number right after ``로/길/동/리/가`` (address), or after ``산``
 #:   there (a mountain lot, ``후리 산53``).
-#: A ``(`` starts a candidate only before ``0`` (``(02)``, ``(010)``).
+#: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 _DIGIT_GATE = (
-    r"\d{1,4}+\s?[./)년동" + DASHES + PLATE_LETTERS + r"]?\s?\d"
+    # the calendar word as a branch after the common prefix: one test for most candidates
+    r"\d{1,4}+\s?[./()년동"
+    + DASHES
+    + DASH_LOOKALIKES
+    + PLATE_LETTERS
+    + r"]?\s?(?:\d|[(\[]?[음양]력)"
     r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
@@ -158,7 +166,7 @@ _LETTER_GATES = {
 
 #: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
 _WRITTEN_EMAIL_GATE = (
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?(?:@|[(\[{<]?\s?(?:at|AT)\b)"
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|골뱅이|앳))"
 )
 #: A written-out "@" other than "@" itself, as `corpus.pii.detectors.EMAIL_AT` reads it:
 #: "at" between brackets ("(at)", "[ at ]") or between spaces (" at "). Each pattern starts
@@ -169,25 +177,37 @@ _WRITTEN_AT_PATTERNS = tuple(
 _WRITTEN_AT = tuple(re.compile(p) for p in _WRITTEN_AT_PATTERNS)
 
 
+#: "앳" as "@": spaced or bracketed ("id 앳 naver.com", "id(앳)daum.net"); not inside a
+#: word (the name 앳킨스 is in about one kowiki article in a thousand).
+_WRITTEN_AET = re.compile(r"앳[\s)\]}>]")
+
+
 def written_forms(text: str) -> bool:
     """True when `text` may hold a written-out e-mail or a phone read out in Korean.
 
     Exact where it says False: a text without "@", without a written-out "@"
-    (`_WRITTEN_AT`) and without "공일" holds neither form, so `Scanner.find` scans it with
-    the pattern that leaves their candidates out (they cost 10-40% of the scan on
-    Wikipedia text, where every Latin word would pass their gate; a bare "at" inside
-    "data" or "Nation" is in one kowiki article in six and says nothing).
+    (`_WRITTEN_AT`, or the Korean "골뱅이"/"앳") and without "공일" holds neither form,
+    so `Scanner.find` scans it with the pattern that leaves their candidates out (they
+    cost 10-40% of the scan on Wikipedia text, where every Latin word would pass their
+    gate; a bare "at" inside "data" or "Nation" is in one kowiki article in six and says
+    nothing).
     """
     if "@" in text or "공일" in text:
+        return True
+    # one-character searches first: a two-character one costs ~4% of the scan (kowiki)
+    if "뱅" in text and "골뱅이" in text:
+        return True
+    if "앳" in text and _WRITTEN_AET.search(text) is not None:
         return True
     return any(rx.search(text) is not None for rx in _WRITTEN_AT)
 
 
 #: Where the per-text checks of `Scanner.find` find something: "@", "공일", a written-out
-#: "@" (`_WRITTEN_AT`, at its "a"), and the letters after `BARE_HOST_HINT`'s dot. A text
-#: holds a match of one of these if and only if `written_forms` or `BARE_HOST_HINT` says
-#: so; the first pass (`Scanner._find_unhinted`) looks for them as candidates.
-_SYMBOL_HINTS = "@|공일"
+#: "@" (`_WRITTEN_AT`, at its "a"; "골뱅이"; `_WRITTEN_AET`), and the letters after
+#: `BARE_HOST_HINT`'s dot. A text holds a match of one of these if and only if
+#: `written_forms` or `BARE_HOST_HINT` says so; the first pass (`Scanner._find_unhinted`)
+#: looks for them as candidates.
+_SYMBOL_HINTS = "|".join(("@", "공일", "골뱅이", _WRITTEN_AET.pattern))
 _LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
 _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
 _HINT_RX = re.compile("|".join(_HINTS))
@@ -264,8 +284,8 @@ def _combined(
     gates = [rf"(?=[0-9])(?<![0-9])(?:{digit})"]
     if letter:
         gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
-    # any other candidate character (a "+", ":", "공") passes; "@" and "공" of a hint do not
-    gates += [r"(?![0-9A-Za-z(.@공])" if hints else r"(?![0-9A-Za-z(.])", r"\((?=0)"]
+    # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳" do not
+    gates += [r"(?![0-9A-Za-z(.@공골앳])" if hints else r"(?![0-9A-Za-z(.])", r"\((?=[0+])"]
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)
     else:
@@ -277,7 +297,7 @@ def _combined(
     if hints:  # before every detector, so a hint is never hidden behind another match
         gates.append(_SYMBOL_HINTS)
         body = f"(?P<{_HINT}>{_HINT_RX.pattern})|{body}"
-        first += "@공A-Za-z"
+        first += "@공골앳A-Za-z"
     body = f"(?P<{_WIDE}>[{WIDE_STARTS}])|{body}"  # first: "\d" in a pattern matches "０" too
     rx = re.compile(f"[{first}{WIDE_STARTS}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
     if rx.groups != len(detectors) + 1 + hints:  # m.lastgroup: a detector, _wide or _hint

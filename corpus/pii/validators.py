@@ -13,6 +13,11 @@ import ipaddress
 #: Dashes written between digit groups (hyphen-minus, hyphen, en dash, em dash, minus
 #: sign), escaped for a regex character class.
 DASHES = r"\-\u2010\u2013\u2014\u2212"
+#: Characters people type as a dash between the groups of a phone number when they do not
+#: want it harvested or their keyboard is in Korean mode: the jamo "ㅡ", the figure dash,
+#: the horizontal bar, box-drawing lines, the katakana long mark, the small hyphen-minus.
+#: Only the phone detectors read them (a range or a date never uses them).
+DASH_LOOKALIKES = "\u3161\u2012\u2015\u2500\u2501\u30fc\ufe63"
 
 _RRN_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
 _BRN_WEIGHTS = (1, 3, 7, 1, 3, 7, 1, 3, 5)
