@@ -245,6 +245,7 @@ class Matcher:
         if deletions is None:
             deletions = deletion_table(keys, self._key_len, near_chars)
         self._deletions: dict[str, int] = deletions
+        self._tables: dict[tuple, dict[str, list]] = {}  # short_key_table per (rank, cut, chars)
         self.set_phrase_counts(phrase_counts, phrase_total)
 
     # ------------------------------------------------------- short sentences
@@ -317,7 +318,9 @@ class Matcher:
             raise ValueError(f"phrase counts above the {total} corpus sentences counted")
         self.phrase_counts = None if counts is None else np.asarray(counts, dtype=np.int64)
         self.phrase_total = total
-        self._tables: dict[tuple, dict[str, list]] = {}  # short_key_table per (rank, cut, chars)
+        # the count-ranked tables were built from the old counts; the weight-ranked ones
+        # (``short_quote``'s) do not depend on them and stay
+        self._tables = {k: v for k, v in self._tables.items() if k[0] != "count"}
 
     def prepare_lookups(self) -> None:
         """Builds now every table a decision under the config reads that is not saved

@@ -391,6 +391,17 @@ def test_rare_quote_by_corpus_count_of_the_phrase():
         m.set_phrase_counts(arr[:-1], 10)
     with pytest.raises(ValueError, match="above"):
         m.set_phrase_counts(arr, 5)
+    # new counts are read (the count-ranked table is built again); short_quote's table, which
+    # does not depend on them, is kept
+    m = _matcher(MatchConfig(quote_max_per_million=1e5, **base))
+    m.set_phrase_counts(arr, 10)
+    m.short_quote_best([], 0.5)
+    assert _decide(m, corpus[:1]).signal == ["rare_quote"]
+    weight = {k: v for k, v in m._tables.items() if k[0] == "weight"}
+    arr[7] = 2
+    m.set_phrase_counts(arr, 10)  # sentence 7 now in 2 of 10: above the limit of 1
+    assert _decide(m, corpus[:1]).signal == [""]
+    assert all(m._tables[k] is v for k, v in weight.items()) and weight
 
 
 def test_decision_path_equals_calibration_features():
