@@ -80,8 +80,7 @@ def test_load_accepts_the_file_and_finds_a_gold_span_per_value():
         assert len(case.gold) >= len(outer), row["text"]
 
 
-def test_the_evaluator_counts_the_gold_spans_that_load_finds():
-    result = evaluate(BLIND)
+def test_the_evaluator_counts_the_gold_spans_that_load_finds(result):
     gold = Counter()
     for case in load(BLIND):
         gold[case.form] += len(case.gold)
