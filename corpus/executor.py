@@ -39,6 +39,7 @@ executor owns everything around it, so every stage gets the same guarantees:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import logging
@@ -47,6 +48,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -542,6 +544,26 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
+def _sigint_ignored_while_spawning() -> Iterator[None]:
+    """SIGINT ignored in the parent while the pool starts its workers (ProcessPoolExecutor
+    spawns them in `submit`), so each worker is exec'd with SIGINT ignored (an ignored
+    signal stays ignored across exec; Python keeps it so).
+
+    `_ignore_sigint` alone leaves a window: a worker still importing (seconds on a loaded
+    machine) when Ctrl-C reaches the process group raised KeyboardInterrupt inside
+    multiprocessing's spawn_main and printed a traceback (seen in CI). A Ctrl-C pressed
+    during the spawning itself (milliseconds per worker) is not seen; the next one is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal.signal works only in the main thread; the initialiser still runs
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _execute(process, jobs, workers, executor, init, init_args, ray_address, report) -> None:
     if not jobs:
         return
@@ -588,8 +610,10 @@ def _execute_pool(process, jobs, workers, init, init_args, tick, report) -> None
     from concurrent.futures import FIRST_COMPLETED, wait
 
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx, initializer=_ignore_sigint)
-    futures = {pool.submit(run_shard, process, job, init, init_args): job for job in jobs}
+    with _sigint_ignored_while_spawning():
+        size = min(workers, len(jobs))
+        pool = ProcessPoolExecutor(size, mp_context=ctx, initializer=_ignore_sigint)
+        futures = {pool.submit(run_shard, process, job, init, init_args): job for job in jobs}
     try:
         pending = set(futures)
         while pending:

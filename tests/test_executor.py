@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -217,8 +219,6 @@ def interrupting_shard(job: ShardJob) -> dict:
     process group, as a terminal does) once the first two are done, then hang."""
     if os.environ.get("TOY_INTERRUPT") and job.index >= 2:
         done = os.path.join(job.output_dir, ".done")
-        import time
-
         while not all(os.path.exists(os.path.join(done, f"shard-{i:05d}.json")) for i in (0, 1)):
             time.sleep(0.05)
         os.killpg(os.getpgid(0), signal.SIGINT)
@@ -240,6 +240,58 @@ INTERRUPT_SCRIPT = textwrap.dedent(
                           force=False) and 0)
     """
 )
+
+
+SLOW_START_SITECUSTOMIZE = textwrap.dedent(
+    """
+    import os, signal, sys, time
+    if "--multiprocessing-fork" in sys.argv:  # a spawned worker, before any of its imports
+        # deaf to the executor's SIGTERM for a while, so that a KeyboardInterrupt of its
+        # own has time to print (in CI the parent's SIGTERM cut such a traceback short)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        open(os.path.join(os.environ["TOY_STARTED"], str(os.getpid())), "w").close()
+        time.sleep(3)  # still starting when Ctrl-C comes
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    """
+)
+
+
+def test_ctrl_c_while_the_workers_are_still_starting_prints_no_traceback(tmp_path):
+    """A worker still starting (importing, seconds on a loaded machine) when Ctrl-C reaches
+    the process group: no traceback from it (CI once printed spawn_main's KeyboardInterrupt).
+    The workers are held in a sitecustomize before any of their own code runs; the test
+    presses Ctrl-C once both are there."""
+    src = _inputs(tmp_path, 2)
+    out, started, site = tmp_path / "out", tmp_path / "started", tmp_path / "site"
+    started.mkdir()
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_START_SITECUSTOMIZE)
+    code = INTERRUPT_SCRIPT.format(tests=os.path.dirname(__file__), src=str(src), out=str(out))
+    env = {k: v for k, v in os.environ.items() if k != "TOY_INTERRUPT"}
+    path = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=os.path.dirname(os.path.dirname(__file__)),
+        env={**env, "PYTHONPATH": path, "TOY_STARTED": str(started)},
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 40
+        while len(os.listdir(started)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert len(os.listdir(started)) == 2, "the two workers never started"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=40)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    # a worker that was deaf to SIGTERM may still run a queued shard before it leaves
+    line = rf"toy: interrupted; [012] of 2 shards done and kept in {re.escape(str(out))}"
+    assert re.search(line, stderr), stderr
 
 
 def test_ctrl_c_stops_with_one_line_and_the_rerun_resumes(tmp_path):
