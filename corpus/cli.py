@@ -4,6 +4,8 @@
 points. `run` wraps a stage's ``main`` so that bad input, a refused output
 folder or a failed shard end with one ``error: file:line: reason`` line and
 exit status 2, never a bare traceback; Ctrl-C ends with one line and status 130.
+Worker processes leave Ctrl-C to their parent: they are spawned inside
+`spawning_deaf_to_ctrl_c` and start with `ignore_ctrl_c`.
 `report_errors` is the same error exit for a ``main`` that returns its status
 (the export and predict commands of ``pretrain`` and ``finetune``, which tests
 call in-process).
@@ -11,15 +13,45 @@ call in-process).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 
 from corpus.textio import InputError
 
 #: Errors that mean "the user's input or folders are wrong", reported without a traceback.
 USER_ERRORS = (InputError, FileExistsError, FileNotFoundError, NotADirectoryError, ValueError)
+
+
+def ignore_ctrl_c() -> None:
+    """Worker initialiser: Ctrl-C reaches the whole process group; only the parent acts on
+    it (and stops the workers), so no worker prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def spawning_deaf_to_ctrl_c() -> Iterator[None]:
+    """SIGINT ignored in the parent while worker processes are spawned in this block (a
+    multiprocessing Pool at construction, a ProcessPoolExecutor in `submit`), so each is
+    exec'd with SIGINT ignored: an ignored signal stays ignored across exec, and Python
+    keeps it so.
+
+    `ignore_ctrl_c` alone leaves a window: a worker still importing (seconds on a loaded
+    machine) when Ctrl-C reaches the process group raised KeyboardInterrupt inside
+    multiprocessing's spawn_main and printed a traceback (seen in CI). A Ctrl-C pressed
+    during the spawning itself (milliseconds per worker) is not seen; the next one is.
+    Outside the main thread (where signal.signal cannot be called) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _terminate(signum, frame) -> None:

@@ -39,16 +39,13 @@ executor owns everything around it, so every stage gets the same guarantees:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import logging
 import multiprocessing
 import os
 import shutil
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -56,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus import progress, sharding
+from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
 from corpus.readers import ReadOptions, expand_inputs, iter_records
 from corpus.records import CorpusRecord
 from corpus.sharding import Shard
@@ -538,32 +536,6 @@ def _shard_size(job: ShardJob) -> tuple[int, int | None]:
     return os.path.getsize(job.input_path), progress.expected_records(job.input_path)
 
 
-def _ignore_sigint() -> None:
-    """Worker initialiser: Ctrl-C reaches the whole process group; only the parent acts on
-    it (and stops the workers), so no worker prints a traceback of its own."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextlib.contextmanager
-def _sigint_ignored_while_spawning() -> Iterator[None]:
-    """SIGINT ignored in the parent while the pool starts its workers (ProcessPoolExecutor
-    spawns them in `submit`), so each worker is exec'd with SIGINT ignored (an ignored
-    signal stays ignored across exec; Python keeps it so).
-
-    `_ignore_sigint` alone leaves a window: a worker still importing (seconds on a loaded
-    machine) when Ctrl-C reaches the process group raised KeyboardInterrupt inside
-    multiprocessing's spawn_main and printed a traceback (seen in CI). A Ctrl-C pressed
-    during the spawning itself (milliseconds per worker) is not seen; the next one is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal.signal works only in the main thread; the initialiser still runs
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _execute(process, jobs, workers, executor, init, init_args, ray_address, report) -> None:
     if not jobs:
         return
@@ -610,9 +582,9 @@ def _execute_pool(process, jobs, workers, init, init_args, tick, report) -> None
     from concurrent.futures import FIRST_COMPLETED, wait
 
     ctx = multiprocessing.get_context("spawn")
-    with _sigint_ignored_while_spawning():
+    with spawning_deaf_to_ctrl_c():
         size = min(workers, len(jobs))
-        pool = ProcessPoolExecutor(size, mp_context=ctx, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(size, mp_context=ctx, initializer=ignore_ctrl_c)
         futures = {pool.submit(run_shard, process, job, init, init_args): job for job in jobs}
     try:
         pending = set(futures)

@@ -106,7 +106,12 @@ def _range_shards(path: str, size: int, shard_bytes: int, fmt: str, workers: int
     if workers > 1 and len(tasks) > 1:
         import multiprocessing
 
-        with multiprocessing.get_context("spawn").Pool(min(workers, len(tasks))) as pool:
+        from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
+
+        ctx = multiprocessing.get_context("spawn")
+        with spawning_deaf_to_ctrl_c():
+            pool = ctx.Pool(min(workers, len(tasks)), initializer=ignore_ctrl_c)
+        with pool:
             counts = pool.map(_count_task, tasks)
     else:
         counts = [count_newlines(*t) for t in tasks]

@@ -399,17 +399,11 @@ def _finished(job: dict[str, Any]) -> bool:
         return False
 
 
-def _ignore_sigint() -> None:
-    """Worker start: Ctrl-C reaches the whole process group; the parent stops the workers."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _run_shards(jobs: list[dict], workers: int, out: Path, log) -> list[dict]:
     """Builds every shard (finished ones are read back), one progress line per shard with
     records/s and an ETA by input bytes; Ctrl-C stops at once and raises
     `corpus.executor.Interrupted` (finished shards are kept: the next run resumes)."""
+    from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
     from corpus.executor import Interrupted
     from corpus.progress import format_duration
 
@@ -442,9 +436,11 @@ def _run_shards(jobs: list[dict], workers: int, out: Path, log) -> list[dict]:
                 report(job, build_shard(job), was_done)
         else:
             ctx = get_context("spawn")
-            pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_ignore_sigint)
             flags = [_finished(j) for j in jobs]
-            for job, was_done, res in zip(jobs, flags, pool.map(build_shard, jobs), strict=True):
+            with spawning_deaf_to_ctrl_c():  # map submits every job: the workers start here
+                pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=ignore_ctrl_c)
+                results_in_order = pool.map(build_shard, jobs)
+            for job, was_done, res in zip(jobs, flags, results_in_order, strict=True):
                 report(job, res, was_done)
             pool.shutdown(wait=True)
     except KeyboardInterrupt as e:

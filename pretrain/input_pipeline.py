@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
 from pretrain import example_store, storage
 from pretrain.masking import (
     MASK_ID,
@@ -286,10 +287,16 @@ class PretrainLoader:
             depth = self.prefetch
         pending: collections.deque = collections.deque()
         step = start_step
+
+        def fill() -> None:
+            while len(pending) < depth:
+                pending.append(submit(step + len(pending)))
+
         try:
+            with spawning_deaf_to_ctrl_c():  # a process pool starts its workers in submit
+                fill()
             while True:
-                while len(pending) < depth:
-                    pending.append(submit(step + len(pending)))
+                fill()
                 yield pending.popleft().result()
                 step += 1
         finally:
@@ -305,7 +312,9 @@ _WORKER_LOADER: PretrainLoader | None = None
 
 
 def _init_worker(args: dict[str, Any]) -> None:
+    """Loader worker start: Ctrl-C is the parent's (pretrain.main checkpoints on it)."""
     global _WORKER_LOADER
+    ignore_ctrl_c()
     _WORKER_LOADER = PretrainLoader(**args, prefetch=0, num_workers=0)
 
 

@@ -330,3 +330,50 @@ def test_ctrl_c_stops_with_one_line_and_the_rerun_resumes(tmp_path):
     assert second.returncode == 0, second.stderr
     assert "toy: resuming: 2 of 5 shards done" in second.stderr
     assert _tree(out) == _tree(ref)
+
+
+RECORD_START_SITECUSTOMIZE = textwrap.dedent(
+    """
+    import os, signal, sys
+    if "--multiprocessing-fork" in sys.argv:  # a spawned worker, before any of its imports
+        ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        path = os.path.join(os.environ["TOY_STARTED"], str(os.getpid()))
+        open(path, "w").write("ignored" if ignored else "default")
+    """
+)
+
+POOLS_SCRIPT = textwrap.dedent(
+    """
+    import os
+    from corpus.sharding import _range_shards
+    from tokenizer.morphemes import count_units
+
+    path = {src!r}
+    _range_shards(path, os.path.getsize(path), 64, "txt", workers=2)
+    count_units(["가나 다라"] * 50, morphemes=False, workers=2, chunk_lines=10)
+    """
+)
+
+
+def test_every_worker_pool_spawns_its_workers_deaf_to_ctrl_c(tmp_path):
+    """The line-counting pool of corpus.sharding and the unit-counting pool of
+    tokenizer.morphemes start their workers with SIGINT already ignored (read in a
+    sitecustomize, before any code of the worker's own), as the executor's do."""
+    src = tmp_path / "in.txt"
+    src.write_text("".join(f"line {i}\n" for i in range(100)), encoding="utf-8")
+    started, site = tmp_path / "started", tmp_path / "site"
+    started.mkdir()
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(RECORD_START_SITECUSTOMIZE)
+    path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", POOLS_SCRIPT.format(src=str(src))],
+        cwd=os.path.dirname(os.path.dirname(__file__)),
+        env={**os.environ, "PYTHONPATH": path, "TOY_STARTED": str(started)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = [(started / name).read_text() for name in os.listdir(started)]
+    assert len(seen) == 4 and set(seen) == {"ignored"}, seen

@@ -31,10 +31,10 @@ import bisect
 import collections
 import multiprocessing
 import re
-import signal
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
+from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
 from tokenizer.wordpiece import bert_normalizer, bert_pre_tokenizer, training_unit
 
 #: Longest run of unaligned characters skipped to re-synchronise with Mecab.
@@ -250,7 +250,9 @@ def count_units(
     # earlier training, JAX in pretrain's bootstrap), and a forked child of a threaded
     # process can deadlock on a lock held by a thread that does not exist in the child.
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_pool_worker, initargs=(morphemes,)) as pool:
+    with spawning_deaf_to_ctrl_c():
+        pool = ctx.Pool(workers, initializer=_init_pool_worker, initargs=(morphemes,))
+    with pool:
         results = pool.imap(_count_chunk, _chunks(lines, chunk_lines), 1)
         _merge(results, total, counts, char_counts, max_distinct, progress)
     return total
@@ -259,7 +261,7 @@ def count_units(
 def _init_pool_worker(morphemes: bool) -> None:
     """Pool worker start: Ctrl-C reaches the whole process group, and only the parent acts on
     it (leaving the pool terminates the workers), so no worker prints a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_ctrl_c()
     _init_worker(morphemes)
 
 
