@@ -428,6 +428,38 @@ def test_short_quote_by_weight_or_between_quotation_marks():
     assert res.signal == ["", "", ""]
 
 
+def test_count_phrases_equals_brute_force_over_batches_and_wide_characters():
+    """`count_phrases` (grams filtered by integer code, `COUNT_BATCH` keys at a time)
+    counts what a brute-force `in` over every benchmark key counts: keys from a small
+    alphabet (many heads shared, many found, some twice in one key), characters above
+    U+FFFF in keys and heads, keys shorter than a head, more keys than one batch."""
+    import random
+
+    from corpus.quotes import COUNT_BATCH
+
+    rng = random.Random(3)
+    alphabet = "가나다라a1\U0001f600\U00020000"
+
+    def text(lo: int, hi: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(lo, hi)))
+
+    corpus = [text(0, 60) for _ in range(2500)]
+    bench = [text(3, 9) for _ in range(200)]  # and cuts of corpus keys, found by design
+    bench += [c[i : i + rng.randrange(3, 26)] for c in corpus[:300] for i in (0, len(c) // 2)]
+    assert len(corpus) > 2 * COUNT_BATCH
+    table = short_key_table(bench)
+    counts: dict[int, int] = {}
+    assert count_phrases(table, iter(corpus), counts) == len(corpus)
+    brute = {}
+    for d, b in enumerate(bench):
+        n = sum(b in c for c in corpus) if 5 <= len(b) <= 24 else 0
+        if n:
+            brute[d] = n
+    assert counts == brute and len(brute) > 100
+    assert any("\U0001f600" in bench[d][:4] for d in brute)  # a wide head was found
+    assert count_phrases(table, [], counts) == 0 and count_phrases({}, corpus, {}) == len(corpus)
+
+
 def test_rare_quote_by_corpus_count_of_the_phrase():
     """A short benchmark sentence inside a corpus sentence is a quote when the corpus
     rarely holds it, a stock phrase when many corpus sentences do (counted by
