@@ -87,7 +87,7 @@ import scipy.sparse as sp
 
 from corpus.bm25 import BM25Index, row_argmax, tokenize
 from corpus.match_tables import HeadTable, OverlapSeeds, deletion_table, index_tables
-from corpus.normalize import NON_WORD, dedup_key
+from corpus.normalize import DEDUP_GONE, NON_WORD
 from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is their usual name)
     NEAR_MAX_CHARS,
     NEAR_MIN_CHARS,
@@ -131,6 +131,14 @@ _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'|‘([^’]+)’|�
 
 #: Keys of ASCII letters, digits and Hangul syllables only (no symbol among them): most.
 _PLAIN_KEY = re.compile(r"[0-9a-z\uac00-\ud7a3]*")
+#: Text that `match_key` keys without normalising, once its whitespace is removed: printable
+#: ASCII, Hangul syllables, CJK unified ideographs and the punctuation kowiki writes most
+#: (``·‘’“”〈〉《》「」『』``). NFC and NFKC leave each of them as it is, none combines with
+#: a neighbour (no combining class, never the second of a composition), case folding is
+#: `str.lower` on those kept: tested on each character.
+_SIMPLE = re.compile(r"[!-~\u00b7\u2018\u2019\u201c\u201d\u3008-\u300f\u4e00-\u9fff\uac00-\ud7a3]*")
+#: The characters of `_SIMPLE` that a key keeps (letters and digits; the rest are removed).
+_SIMPLE_WORD = re.compile(r"[0-9A-Za-z\u4e00-\u9fff\uac00-\ud7a3]+")
 
 
 def match_key(text: str) -> str:
@@ -139,10 +147,22 @@ def match_key(text: str) -> str:
     NFKC folds compatibility characters: KLUE's NSMC sentences write ``ᄏᄏ`` with
     conjoining jamo where the reviews have compatibility jamo ``ㅋㅋ``. Symbols
     (Unicode category S) are looked for only in a key with characters other than ASCII
-    letters, digits and Hangul syllables (none of which is one): 23 instead of 27 µs per
-    kowiki sentence, the same keys (tested on random code points).
+    letters, digits and Hangul syllables (none of which is one).
+
+    Computed in both passes of `corpus.dedup`, so by two shortcuts with the same keys
+    (tests/test_corpus_matching.py compares them with the composition
+    ``NON_WORD.sub("", NFKC(dedup_key(text)))`` on every BMP character in context, odd
+    whitespace, jamo and 20,000 kowiki sentences). Text of `_SIMPLE` characters and
+    whitespace (19,569 of those 20,000) needs no normalisation: the key is its letters
+    and digits, lowered. Other text loses what `dedup_key` removes in one regular
+    expression (`DEDUP_GONE`), still before NFKC: a removed space between two
+    conjoining jamo lets NFKC compose them.
     """
-    key = NON_WORD.sub("", unicodedata.normalize("NFKC", dedup_key(text)))
+    bare = "".join(text.split())
+    if _SIMPLE.fullmatch(bare):
+        return "".join(_SIMPLE_WORD.findall(bare)).lower()
+    folded = DEDUP_GONE.sub("", unicodedata.normalize("NFC", text).casefold())  # dedup_key
+    key = NON_WORD.sub("", unicodedata.normalize("NFKC", folded))
     if _PLAIN_KEY.fullmatch(key):
         return key
     return "".join(c for c in key if unicodedata.category(c)[0] != "S")

@@ -111,11 +111,10 @@ def test_overlap_seeds_equal_a_dictionary_of_the_same_seeds():
     # a code shared by two grams costs a comparison, not a wrong hit (each hit's gram is read
     # from its benchmark key: sentence 0 at 3, sentence 1 at 0)
     bench = ["xyz가나다라마바사아", "하하하하하하하하"]
-    clash = OverlapSeeds(grams=np.asarray(["가나다라마바사아", "하하하하하하하하"]),
-                         codes=np.zeros(2, np.uint64), start=np.asarray([0, 1, 2]),
-                         hits=np.asarray([0 << 20 | 3, 1 << 20 | 0]))  # fmt: skip
     code = window_codes("하하하하하하하하", OVERLAP_GRAM)[0]
-    clash.codes[:] = code
+    clash = OverlapSeeds(grams=np.asarray(["가나다라마바사아", "하하하하하하하하"]),
+                         codes=np.full(2, code, np.uint64), start=np.asarray([0, 1, 2]),
+                         hits=np.asarray([0 << 20 | 3, 1 << 20 | 0]))  # fmt: skip
     assert clash.find(["xx하하하하하하하하"], OVERLAP_GRAM, bench) == [(0, 2, 1)]
 
 
@@ -240,3 +239,16 @@ def test_doc_meta_columns_give_back_every_dict(tmp_path):
     empty = tmp_path / "empty"
     DocMeta.from_dicts([{}, {}]).save(str(empty))
     assert list(DocMeta.load(str(empty))) == [{}, {}]
+
+
+def test_overlap_seed_filter_keeps_every_seed_and_drops_most_other_codes():
+    """`OverlapSeeds.find` searches ``codes`` only for windows its bitmap lets through: it
+    must pass every seed's code (or a seed would be missed) and few others."""
+    from corpus.match_tables import SEED_FILTER_BITS
+
+    rng = np.random.default_rng(0)
+    keys = ["".join(rng.choice(list("가나다라마바사아자차"), 20)) for _ in range(3000)]
+    seeds = OverlapSeeds.build(keys, OVERLAP_GRAM, 12, 0.7)
+    assert len(seeds.codes) > 5000 and seeds._may_hold(np.asarray(seeds.codes)).all()
+    other = rng.integers(0, 2**63, 100_000, dtype=np.uint64)
+    assert seeds._may_hold(other).mean() < 2 / SEED_FILTER_BITS

@@ -165,24 +165,106 @@ def test_overlap_seeds_find_every_pair_brute_force_finds():
                 assert best[r] == -j and got[r] == pytest.approx(s)
 
 
-def test_match_key_drops_every_symbol_whatever_the_script():
-    """`match_key`'s fast path (ASCII letters, digits and Hangul syllables only) gives the
-    key the per-character definition gives, on keys that take it and keys that do not."""
-    import random
+def _reference_match_key(text: str) -> str:
+    """`match_key` by its definition, the composition it replaced (the reference)."""
     import unicodedata
 
     from corpus.normalize import NON_WORD, dedup_key
 
-    def by_character(text: str) -> str:
-        key = NON_WORD.sub("", unicodedata.normalize("NFKC", dedup_key(text)))
-        return "".join(c for c in key if unicodedata.category(c)[0] != "S")
+    key = NON_WORD.sub("", unicodedata.normalize("NFKC", dedup_key(text)))
+    return "".join(c for c in key if unicodedata.category(c)[0] != "S")
+
+
+def _odd_texts() -> list[str]:
+    """Text where the order of `match_key`'s steps shows: every whitespace character and
+    every one whose NFKC form is or holds a space, each between conjoining jamo, before a
+    combining mark and beside a Hangul syllable that a trailing jamo composes with; the
+    invisible format characters; full-width and compatibility forms."""
+    import sys
+    import unicodedata
+
+    odd = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    odd += [chr(c) for c in range(0x10000) if " " in unicodedata.normalize("NFKC", chr(c))]
+    odd += ["\u00a0", "\u200b", "\u200c", "\u200d", "\ufeff", "\u2028", "\u3000", "\u00ad"]
+    odd += ["\x00", "\x1f", "\x7f", "\x85", "\x9f", "\u2060", "\u202e", "\u2066"]
+    assert {"\u3000", "\u00a0", "\u2028", "\u00a8", "\ufe49"} <= set(odd)
+    texts = []
+    for c in odd:
+        texts += [f"\u1100{c}\u1161{c}\u11a8", f"e{c}\u0301", f"가{c}\u11a8 Ab{c}", c, f"{c}{c}"]
+    texts += ["\u1112\u1161\u11ab \u1100\u1173\u11af", "\u110f\u110f", "ㅋㅋ ᄏᄏ"]
+    texts += ["ＡＢＣ１２３ 가나", "ﾊﾝｶｸ ｶﾀｶﾅ", "㈜한국 ㉑ ℌ ½ ﬁ ſt Å K Ω", "İstanbul ΣΑΣ ß ǅ"]
+    texts += ["\uff01\uff1f\uff3f 가", "\u3131\u314f \u3164", "漢字 豈 \uf900 \u2f00"]
+    return texts
+
+
+def test_match_key_equals_its_definition_on_odd_text():
+    """`match_key`'s shortcuts (no normalisation for `_SIMPLE` text, `DEDUP_GONE` before
+    NFKC otherwise) give the keys of the composition they replaced: on odd whitespace,
+    jamo, compatibility forms, random code points and symbols of every script."""
+    import random
 
     rng = random.Random(0)
     texts = ["정말 재미없는 영화다.", "ABC 123 가나다", "ℌ㉑ 한국어 ㈜ ₩500 ≥ ½"]
     texts.append("漢字 ㅋㅋ ᄏᄏ ♥")
+    texts += _odd_texts()
     texts += ["".join(chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(30)) for _ in range(2000)]
-    assert [match_key(t) for t in texts] == [by_character(t) for t in texts]
+    pool = [*"가힣 aZ09._·“”《》漢\u3000\u00a0\u200b\u200d\ufeff\u1100\u1161\u11a8\u0301ＡＫﬁ"]
+    texts += ["".join(rng.choice(pool) for _ in range(12)) for _ in range(5000)]
+    assert [match_key(t) for t in texts] == [_reference_match_key(t) for t in texts]
     assert match_key("가격은 ₩500, 1½개 ♥") == "가격은500112개"  # NFKC: ½ is 1⁄2, ⁄ a symbol
+    assert match_key("\u1100 \u1161") == "가"  # the space goes before NFKC composes
+
+
+def test_match_key_equals_its_definition_on_every_bmp_character():
+    """Each BMP character alone and between neighbours it could compose or fold with."""
+    chars = [chr(c) for c in range(0x10000)]
+    for form in ("{c}", "Ab{c} 가{c}\u11a8", "\u1100{c}\u1161 e{c}\u0301"):
+        texts = [form.format(c=c) for c in chars]
+        assert [match_key(t) for t in texts] == [_reference_match_key(t) for t in texts], form
+
+
+def test_match_key_shortcut_characters_need_no_normalisation():
+    """What `match_key`'s shortcut (`_SIMPLE`) assumes of each of its characters: NFC
+    and NFKC leave it alone, it has no combining class and is never the second of a
+    canonical composition (Hangul vowel and trailing jamo included), and `str.lower` is
+    its case folding; `_SIMPLE_WORD` holds those the key keeps. `DEDUP_GONE`: case
+    folding maps no removed character to a kept one nor a kept one to a removed one."""
+    import sys
+    import unicodedata
+
+    from corpus.matching import _SIMPLE, _SIMPLE_WORD
+    from corpus.normalize import DEDUP_GONE, NON_WORD
+
+    seconds = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}
+    for c in range(sys.maxunicode + 1):
+        d = unicodedata.decomposition(chr(c)).split()
+        if len(d) == 2 and not d[0].startswith("<"):
+            seconds.add(chr(int(d[1], 16)))
+    simple = [chr(c) for c in range(0x10000) if _SIMPLE.fullmatch(chr(c))]
+    assert len(simple) > 30000
+    for c in simple:
+        assert unicodedata.normalize("NFC", c) == unicodedata.normalize("NFKC", c) == c
+        assert unicodedata.combining(c) == 0 and c not in seconds, hex(ord(c))
+        kept = bool(_SIMPLE_WORD.fullmatch(c))
+        assert kept == (not NON_WORD.fullmatch(c) and unicodedata.category(c)[0] != "S")
+        assert not kept or c.lower() == c.casefold()
+    for c in map(chr, range(sys.maxunicode + 1)):
+        gone = bool(DEDUP_GONE.fullmatch(c))
+        folded = [bool(DEDUP_GONE.fullmatch(f)) for f in c.casefold()]
+        assert all(folded) if gone else not any(folded), hex(ord(c))
+
+
+@pytest.mark.slow
+def test_match_key_equals_its_definition_on_kowiki():
+    """The same keys as the composition on 20,000 real kowiki sentences."""
+    import bench.dedup as b
+
+    try:
+        texts = b._kowiki_sentences(20000)
+    except FileNotFoundError:
+        pytest.skip("real data (../shared/data) not present")
+    assert len(texts) == 20000
+    assert [match_key(t) for t in texts] == [_reference_match_key(t) for t in texts]
 
 
 def test_best_above_equals_exhaustive_scoring():
@@ -344,6 +426,38 @@ def test_short_quote_by_weight_or_between_quotation_marks():
     assert res.signal == ["short_quote", "", "short_quote"] and res.doc[2] == 1
     res = _decide(_matcher(MatchConfig(quote_weight=0.0, quoted_span=False, **base)), texts)
     assert res.signal == ["", "", ""]
+
+
+def test_count_phrases_equals_brute_force_over_batches_and_wide_characters():
+    """`count_phrases` (grams filtered by integer code, `COUNT_BATCH` keys at a time)
+    counts what a brute-force `in` over every benchmark key counts: keys from a small
+    alphabet (many heads shared, many found, some twice in one key), characters above
+    U+FFFF in keys and heads, keys shorter than a head, more keys than one batch."""
+    import random
+
+    from corpus.quotes import COUNT_BATCH
+
+    rng = random.Random(3)
+    alphabet = "가나다라a1\U0001f600\U00020000"
+
+    def text(lo: int, hi: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(lo, hi)))
+
+    corpus = [text(0, 60) for _ in range(2500)]
+    bench = [text(3, 9) for _ in range(200)]  # and cuts of corpus keys, found by design
+    bench += [c[i : i + rng.randrange(3, 26)] for c in corpus[:300] for i in (0, len(c) // 2)]
+    assert len(corpus) > 2 * COUNT_BATCH
+    table = short_key_table(bench)
+    counts: dict[int, int] = {}
+    assert count_phrases(table, iter(corpus), counts) == len(corpus)
+    brute = {}
+    for d, b in enumerate(bench):
+        n = sum(b in c for c in corpus) if 5 <= len(b) <= 24 else 0
+        if n:
+            brute[d] = n
+    assert counts == brute and len(brute) > 100
+    assert any("\U0001f600" in bench[d][:4] for d in brute)  # a wide head was found
+    assert count_phrases(table, [], counts) == 0 and count_phrases({}, corpus, {}) == len(corpus)
 
 
 def test_rare_quote_by_corpus_count_of_the_phrase():
