@@ -306,6 +306,39 @@ def test_best_above_equals_exhaustive_scoring():
     assert np.array_equal(best[::2] >= 0, ref_sim[::2] >= 0.6)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_best_above_at_each_querys_own_best_similarity(seed):
+    """Every bound of `best_above` is exact: at a threshold just below each query's true best
+    similarity (brute force over every sentence) the query is found with that sentence, and
+    just above it nothing is. Random small indexes: Zipf-like vocabularies, repeated query
+    tokens, queries that are edited copies (so that the bounds decide), `alpha` below 1 in
+    half of them. A bound off by 1e-6 of a score fails here; fixed thresholds rarely see it."""
+    rng = np.random.default_rng(100 + seed)
+    vocab = [f"w{i}" for i in range(int(rng.integers(50, 800)))]
+    p = 1.0 / np.arange(1, len(vocab) + 1) ** rng.uniform(0.6, 1.4)
+    p /= p.sum()
+    n_docs = int(rng.integers(200, 900))
+    docs = [list(rng.choice(vocab, rng.integers(1, 30), p=p)) for _ in range(n_docs)]
+    queries = [list(rng.choice(vocab, rng.integers(1, 40), p=p)) for _ in range(60)]
+    for d in docs[:120]:  # edited copies: a token dropped, some added, one repeated
+        q = list(d)
+        if len(q) > 1:
+            q.pop(int(rng.integers(len(q))))
+        q += list(rng.choice(vocab, rng.integers(0, 4), p=p)) + q[: int(rng.integers(0, 2))]
+        queries.append(q)
+    index = BM25Index.build(docs, tokenizer="eojeol")
+    index.alpha = 1.0 if seed % 2 else 0.8
+    assert index.idf.min() > 0  # the pruned path, not the exhaustive fallback
+    ref_best, ref_sim, _ = index.best_matches(queries, norm="max", exact=True)
+    found = ref_best >= 0
+    below = np.where(found, ref_sim * (1 - 1e-12), np.inf)
+    best, sim = index.best_above(queries, below)
+    assert np.array_equal(best, np.where(found, ref_best, -1))
+    np.testing.assert_allclose(sim[found], ref_sim[found], rtol=1e-12)
+    above = np.where(found, ref_sim * (1 + 1e-9), np.inf)
+    assert np.all(index.best_above(queries, above)[0] == -1)
+
+
 def _kowiki_and_klue(n_docs: int, n_queries: int):
     try:
         root = resolve_data_dir()
