@@ -290,8 +290,8 @@ ODD_TEXTS = [
 
 def test_fast_morphs_equal_mecab_morphs_on_odd_text():
     """`_morphs` splits Mecab's surface-only output at newlines: equal to ``morphs`` where
-    the text has whitespace of every kind (one surface is ``\\u2028``), or none, or no
-    word Mecab knows, on the texts above and on random strings of such characters."""
+    the text has whitespace Mecab skips or keeps (one surface is ``\\u2028``), or none, or
+    no word Mecab knows, on the texts above and on random strings of such characters."""
     import random
 
     import mecab
@@ -307,7 +307,7 @@ def test_fast_morphs_equal_mecab_morphs_on_odd_text():
 
 
 def test_morphs_falls_back_to_mecab_morphs_when_the_tagger_fails(monkeypatch):
-    """Mecab's ``parse`` gives None on failure: `_morphs` then calls ``MeCab().morphs``,
+    """``Tagger.parse`` gives None (MeCab's NULL) on failure: `_morphs` then calls ``morphs``,
     which raises Mecab's error (here a stand-in's result shows the call was made)."""
     from corpus import bm25
 
