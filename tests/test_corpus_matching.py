@@ -390,6 +390,55 @@ def test_fast_morphs_equal_mecab_morphs_on_real_text():
     assert [tokenize(s) for s in queries] == content
 
 
+#: Texts unlike Wikipedia's: blank, whitespace Mecab skips or keeps as a token (tab, line
+#: and paragraph separators that `str.splitlines` would cut at), emoji, hanja, Latin,
+#: full-width, letters Mecab does not know, a NUL (Mecab reads up to it), and long texts.
+ODD_TEXTS = [
+    *("", " ", "   ", "\n", "\n\n", "\t", " \t \n\r ", "가\t나", "a\tb c\t\td", "\t탭으로 시작"),
+    *("가\u3000나", "가\xa0나", "가\u2028나", "가\u2029나", "가\x0b나\x0c다", "가\x1c나\x85다"),
+    *("\u200b가\u200c나\ufeff", "😀", "😀👍🏽👨\u200d👩\u200d👧 좋아요", "漢字 韓國語"),
+    *("Hello, World!", "ＡＢＣ　１２３　ｶﾀｶﾅ", "뷁뛣쀍 똠햏", "ㄱㄴㄷ ㅋㅋㅋ ㅠㅠ", "é e\u0301"),
+    *("𠀀𠀁", "١٢٣ שלום مرحبا", "<<>> [[ ]] {{ }}", "EOS", "EOS\tEOS", "BOS/EOS"),
+    *("\x00", "가\x00나", "줄\n바꿈\n\n문단", "가" * 20000, "나는 학교에 갔다. " * 2000),
+]
+
+
+def test_fast_morphs_equal_mecab_morphs_on_odd_text():
+    """`_morphs` splits Mecab's surface-only output at newlines: equal to ``morphs`` where
+    the text has whitespace Mecab skips or keeps (one surface is ``\\u2028``), or none, or
+    no word Mecab knows, on the texts above and on random strings of such characters."""
+    import random
+
+    import mecab
+
+    ref = mecab.MeCab()
+    rng = random.Random(0)
+    chars = [*"가나뷁ㅋㅠabZ09漢國ＡＢ１ｶ😀👍🏽.,!?~^()[]<>\"'-/\\|@#", *"  \t\n\r\x0b\x0c\x85"]
+    chars += ["\u3000", "\xa0", "\u2028", "\u200b", "\ufeff", "\u0301", "\u200d", "EOS", "\tEOS\t"]
+    texts = ODD_TEXTS + ["".join(rng.choices(chars, k=rng.randint(0, 60))) for _ in range(2000)]
+    assert [_morphs(s) for s in texts] == [ref.morphs(s) for s in texts]
+    content = [[t for t in ref.morphs(s) if any(c.isalnum() for c in t)] for s in texts]
+    assert [tokenize(s) for s in texts] == content
+
+
+def test_morphs_falls_back_to_mecab_morphs_when_the_tagger_fails(monkeypatch):
+    """``Tagger.parse`` gives None (MeCab's NULL) on failure: `_morphs` then calls ``morphs``,
+    which raises Mecab's error (here a stand-in's result shows the call was made)."""
+    from corpus import bm25
+
+    class Failing:
+        def parse(self, text: str) -> None:
+            return None
+
+    class Morphs:
+        def morphs(self, text: str) -> list[str]:
+            return ["fallback", text]
+
+    monkeypatch.setattr(bm25, "_TAGGER", Failing())
+    monkeypatch.setattr(bm25, "_MECAB", Morphs())
+    assert _morphs("가\n나") == ["fallback", "가\n나"]
+
+
 def test_near_copy_and_short_quote_equal_brute_force():
     m = _matcher()
     queries = [
