@@ -487,3 +487,42 @@ def test_a_neighbourhood_named_like_a_word_after_its_district(text, value):
 )  # fmt: skip
 def test_what_the_block_basement_and_word_lot_rules_leave_alone(text, found):
     assert _found(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("이름 김OO, 생년 81년 7월 5일, 주소", "81년 7월 5일"),
+     ("생년월일 ) 85. 4. 9", "85. 4. 9"),
+     ("생년월일: 85. 4.9 연락처", "85. 4.9"),
+     ("생) 81.2.3", "81.2.3"),
+     ("할아버지는 28년 11월 2일 태어나셨고", "28년 11월 2일"),
+     ("저는 90년 1월 7일 태어났어요", "90년 1월 7일"),
+     ("90년 1월 7일 태어남", "90년 1월 7일"),
+     ("90년 5월 6일 생일인 동생", "90년 5월 6일"),
+     ("86년 4월 1일 생일이신 분", "86년 4월 1일")],
+)  # fmt: skip
+def test_birth_words_before_and_after_a_two_digit_year(text, value):
+    assert _found(text) == [(value, "birth_date")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["발생년 81년 7월 5일 사고",
+     "탄생년 81년 7월 5일",
+     "21년 3월 2일 태어나서 처음으로 비행기를 탔다",
+     "21년 5월 6일 생일 파티를 했다",
+     "21년 5월 6일 생일에 모였다",
+     "버전 12. 3. 4 배포"],
+)  # fmt: skip
+def test_event_dates_next_to_birth_words_are_left_alone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["21년 5월 6일 생일이라 케이크를 샀다",
+     "21년 5월 6일 생일인 날 모였다",
+     "21년 5월 6일 생일인데 비가 왔다"],
+)  # fmt: skip
+def test_a_date_that_is_the_day_of_a_birthday_is_no_birth_date(text):
+    assert _found(text) == []

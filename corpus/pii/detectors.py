@@ -690,7 +690,7 @@ register(Detector(
     "birth_date", 14,
     r"(?<![0-9])(?:(?:\d{4}|\d{2})\s?년\s?" + _CALENDAR_MONTH + r"\s?월\s?\d{1,2}\s?일"
     r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
-    r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{8}|\d{6})(?![0-9])",
+    r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{2}\.\s?\d{1,2}\.\s?\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",
     context_gated=True,
 ))  # fmt: skip
