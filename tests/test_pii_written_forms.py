@@ -519,6 +519,18 @@ def test_event_dates_next_to_birth_words_are_left_alone(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [("회고는 ab-cd.tistory.com/entry/2024-여행-후기 에", "ab-cd.tistory.com/entry/2024-여행-후기"),
+     ("blog.naver.com/hong12/맛집 참고", "blog.naver.com/hong12/맛집"),
+     ("hong.tistory.com/tag/%EC%97%AC 참고", "hong.tistory.com/tag/%EC%97%AC"),
+     ("blog.naver.com/hong12에서 봤다", "blog.naver.com/hong12")],
+)  # fmt: skip
+def test_hangul_in_a_bare_host_s_path_after_a_slash_or_a_dash(text, value):
+    """Hangul after "/" or "-" is the path's; right after a letter it is the particle."""
+    assert _found(text) == [(value, "url")]
+
+
+@pytest.mark.parametrize(
     "text",
     ["21년 5월 6일 생일이라 케이크를 샀다",
      "21년 5월 6일 생일인 날 모였다",

@@ -188,9 +188,13 @@ KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
 
 #: The characters of a host name (a bare host is read back over them from its dot).
 HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+#: The path of a bare host: Hangul belongs to it after a "/", "-", "_", "=" or "+"
+#: ("…/entry/2023-회고", "…/tag/여행"), not right after a letter or digit, where it is
+#: the particle of the sentence ("…/abc123에서").
+_HOST_PATH = r"(?:" + _URL_BODY + r"|(?<=[/\-_=+])[가-힣]+)"
 _BARE_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
-    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
+    + r"(?![A-Za-z0-9\-])(?:/" + _HOST_PATH + "*)?"
 )  # fmt: skip
 
 #: A bare host with a path, under a generic top-level domain: "blog.naver.com/ID/123",
@@ -199,8 +203,8 @@ _BARE_HOST = re.compile(
 GENERIC_TLD = r"(?:com|net|org|be|me|io|tv|us|ly|gl)"
 _PERSONAL_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
-    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%@\-])" + _URL_BODY + r"*"
-    r"|tistory\.com(?![A-Za-z0-9\-])(?:/" + _URL_BODY + r"*)?)"
+    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%@\-])" + _HOST_PATH + r"*"
+    r"|tistory\.com(?![A-Za-z0-9\-])(?:/" + _HOST_PATH + r"*)?)"
 )
 #: The dot a bare host is anchored on: before its "go.kr", "com/ID" or "tistory.com".
 BARE_HOST_DOT = (
