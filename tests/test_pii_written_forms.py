@@ -426,3 +426,115 @@ def test_a_path_or_a_private_host_is_still_replaced(url):
 def test_a_dash_look_alike_is_no_range_of_years():
     assert _found("1990ㅡ2000년 사이") == []
     assert _found("2019ㅡ2020 시즌") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("경북 봉화군 춘양면 서벽리 산 33-1 임야에", "경북 봉화군 춘양면 서벽리 산 33-1"),
+     ("전남 해남군 송지면 통호리 산 205 에 벌목이", "전남 해남군 송지면 통호리 산 205"),
+     ("주소는 가곡리 산 9번지입니다", "가곡리 산 9번지"),
+     ("평창군 진부면 하진부리 산 7-4 나동 창고", "평창군 진부면 하진부리 산 7-4 나동"),
+     ("흥덕구 가로수로 12(가경동 산 7번지)에", "흥덕구 가로수로 12(가경동 산 7번지)")],
+)  # fmt: skip
+def test_a_mountain_lot_with_a_space_after_san(text, value):
+    """ "리 산 128": the mountain lot written apart is one address with the units before it."""
+    assert _found(text) == [(value, "address")]
+    assert value not in PZ.apply(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("정자동 278 에이동 302호 윗집", "정자동 278 에이동 302호"),
+     ("내동 45-2 비동 1203호에서", "내동 45-2 비동 1203호"),
+     ("성남시 분당구 서현동 91 씨동 101호,", "성남시 분당구 서현동 91 씨동 101호"),
+     ("월곡동 88-15 나동 201호", "월곡동 88-15 나동 201호"),
+     ("상도동 33-2 디동 전세", "상도동 33-2 디동"),
+     ("매탄동 12-3 다동에 살아요", "매탄동 12-3 다동"),
+     ("화정동 71-2 삼익아파트 가동 504호", "화정동 71-2 삼익아파트 가동 504호"),
+     ("망원동 412-7 지하 102호 곰팡이", "망원동 412-7 지하 102호"),
+     ("망원동 412-7 반지하 1호", "망원동 412-7 반지하 1호"),
+     ("망원동 412-7 옥탑 301호", "망원동 412-7 옥탑 301호"),
+     ("부원동 77 해피빌 203호에", "부원동 77 해피빌 203호"),
+     ("부원동 77 스카이 하임 203호", "부원동 77 스카이 하임 203호"),
+     ("화정동 71-2, 한빛마을 203동 1104호로", "화정동 71-2, 한빛마을 203동 1104호"),
+     ("화정동 71-2、 한빛마을 203동 1104호", "화정동 71-2、 한빛마을 203동 1104호"),
+     ("연산동 12-4, 3층 사무실", "연산동 12-4, 3층")],
+)  # fmt: skip
+def test_unit_tails_with_a_hangul_block_a_basement_a_villa_or_a_comma(text, value):
+    assert _found(text) == [(value, "address")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("제주시 연동 1200-3, 2층 식당", "제주시 연동 1200-3, 2층"),
+     ("대구 수성구 파동 15-2 주택", "대구 수성구 파동 15-2")],
+)  # fmt: skip
+def test_a_neighbourhood_named_like_a_word_after_its_district(text, value):
+    assert _found(text) == [(value, "address")]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [("원전 2호기 가동 중단 이후", []),
+     ("울산 북구 산업로 123 가동 중단 이후", [("울산 북구 산업로 123", "address")]),
+     ("서울 강남구 역삼동 622 사동 주민", [("서울 강남구 역삼동 622", "address")]),
+     ("제주시 가동 중단", []),
+     ("부산시 활동 3명", []),
+     ("우리가 산 128 주식", []),
+     ("동호회 3호선 모임", []),
+     ("울산 북구 산업로 123 바동거리며", [("울산 북구 산업로 123", "address")]),
+     ("연동 273-11, 2층", [])],
+)  # fmt: skip
+def test_what_the_block_basement_and_word_lot_rules_leave_alone(text, found):
+    assert _found(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("이름 김OO, 생년 81년 7월 5일, 주소", "81년 7월 5일"),
+     ("생년월일 ) 85. 4. 9", "85. 4. 9"),
+     ("생년월일: 85. 4.9 연락처", "85. 4.9"),
+     ("생) 81.2.3", "81.2.3"),
+     ("할아버지는 28년 11월 2일 태어나셨고", "28년 11월 2일"),
+     ("저는 90년 1월 7일 태어났어요", "90년 1월 7일"),
+     ("90년 1월 7일 태어남", "90년 1월 7일"),
+     ("90년 5월 6일 생일인 동생", "90년 5월 6일"),
+     ("86년 4월 1일 생일이신 분", "86년 4월 1일")],
+)  # fmt: skip
+def test_birth_words_before_and_after_a_two_digit_year(text, value):
+    assert _found(text) == [(value, "birth_date")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["발생년 81년 7월 5일 사고",
+     "탄생년 81년 7월 5일",
+     "21년 3월 2일 태어나서 처음으로 비행기를 탔다",
+     "21년 5월 6일 생일 파티를 했다",
+     "21년 5월 6일 생일에 모였다",
+     "버전 12. 3. 4 배포"],
+)  # fmt: skip
+def test_event_dates_next_to_birth_words_are_left_alone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("회고는 ab-cd.tistory.com/entry/2024-여행-후기 에", "ab-cd.tistory.com/entry/2024-여행-후기"),
+     ("blog.naver.com/hong12/맛집 참고", "blog.naver.com/hong12/맛집"),
+     ("hong.tistory.com/tag/%EC%97%AC 참고", "hong.tistory.com/tag/%EC%97%AC"),
+     ("blog.naver.com/hong12에서 봤다", "blog.naver.com/hong12")],
+)  # fmt: skip
+def test_hangul_in_a_bare_host_s_path_after_a_slash_or_a_dash(text, value):
+    """Hangul after "/" or "-" is the path's; right after a letter it is the particle."""
+    assert _found(text) == [(value, "url")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["21년 5월 6일 생일이라 케이크를 샀다",
+     "21년 5월 6일 생일인 날 모였다",
+     "21년 5월 6일 생일인데 비가 왔다"],
+)  # fmt: skip
+def test_a_date_that_is_the_day_of_a_birthday_is_no_birth_date(text):
+    assert _found(text) == []

@@ -40,26 +40,50 @@ _POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\
 BUILDING_WORDS = (
     r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
     r"|주공|연립|상가|기숙사|타워|센터|프라자|플라자|스퀘어|파크|하우스|원룸|주택"
-    r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스"
+    r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스|빌리지|하임|빌(?![가-힣])"
 )
+#: The letter of a block ("A동", "나동", "에이동", "비동"): a Latin letter, a letter spelled in
+#: Hangul (에이 비 씨 디), or one of the syllables 가나다라마바사 that villas letter blocks with.
+_BLOCK_LETTER = r"(?:[A-Za-z]|에이|비|씨|디|[가나다라마바사])"
+#: A block with no unit after it ("산 12-3 나동", "나동에"): not 가동 or 사동 ("가동 중단":
+#: operation), and a word of its own or before a particle (not "마동석", "바동거리다").
+_LONE_BLOCK = (
+    r"(?:[A-Za-z]|에이|비|씨|디|[나다라마바])동"
+    r"(?:(?![가-힣A-Za-z0-9])|(?=[이을은의에으](?![가-힣])|에서|으로|입니|이에))"
+)
+#: A basement or rooftop before a unit's number: "지하 101호", "반지하 2호", "옥탑 301호".
+_BELOW = r"(?:(?:반지하|지하|지층|옥탑)\s?)?"
+#: A comma (or 、) may stand before a tail: "553-1, 동아에코빌 101동 702호", "273-11, 2층".
+_COMMA = r"[,、]?"
 _BUILDING_NAME = (
-    r"(?:\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}(?:" + BUILDING_WORDS + r")"
-    r"(?:\s?[A-Za-z0-9]{1,3}동)?(?=\s?(?:지하\s?)?\d))?"
+    r"(?:" + _COMMA + r"\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}"
+    r"(?:" + BUILDING_WORDS + r")"
+    r"(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")동)?"
+    r"(?=\s?" + _BELOW + r"[A-Za-z]?\d))?"
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
 UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]|예요))"
 #: A unit may carry a letter: "B01호" (a basement unit), "A동 302호", "B1층".
-_UNIT = r"(?:(?:[A-Za-z]?\d{1,4}|[A-Za-z])동\s?)?[A-Za-z]?\d{1,5}" + UNIT_HO
+_UNIT = (
+    r"(?:(?:[A-Za-z]?\d{1,4}|"
+    + _BLOCK_LETTER
+    + r")동\s?)?"
+    + _BELOW
+    + r"[A-Za-z]?\d{1,5}"
+    + UNIT_HO
+)
 #: The name of an apartment or building with no building word, between the lot number and
 #: its "N동 N호" (both: a name alone before a floor or a 호 is too often a shop or a word):
 #: "송도동 29-11 더샵 1203동 2105호", "… 래미안 퍼스트 101동 1201호".
 _NAMED_COMPLEX = (
-    r"(?:(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}){1,2}"
-    r"(?=\s?(?:[A-Za-z]?\d{1,4}|[A-Za-z])동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r"))?"
+    r"(?:" + _COMMA + r"\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}"
+    r"(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9})?"
+    r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r"))?"
 )
 _UNITS_AND_LOT = (
-    r"(?:,?\s?" + _UNIT + r"|,?\s?(?:지하\s?|[Bb])?\d{1,3}층)*"
-    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?산?\d{1,5}(?:-\d{1,4})?)?(?:,\s?[가-힣0-9]+)?\))?"
+    r"(?:" + _COMMA + r"\s?" + _UNIT + r"|" + _COMMA + r"\s?(?:지하\s?|지층\s?|[Bb])?\d{1,3}층"
+    r"|\s?" + _LONE_BLOCK + r")*"
+    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
 _ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
 #: The same with a building before the floor or unit; tried only with a building word near
@@ -159,6 +183,17 @@ def _units_before(tokens: list[list]) -> tuple[list[str], int]:
     return units, start
 
 
+def _district_before(units: list[str]) -> bool:
+    """True when the unit right before the name is a known one or a 3+ syllable 시/군/구/읍/면.
+
+    Such a unit names a real neighbourhood even when the name is also a word (연동, 파동).
+    """
+    if not units:
+        return False
+    unit = units[0]  # `_units_before` reads them right to left
+    return unit in places.KNOWN_UNITS or (len(unit) >= 3 and unit[-1] in "시군구읍면")
+
+
 #: Words that end in 대로 as "as, according to" does ("계획대로", "상대로"), not a 대로 street.
 NOT_AVENUES = frozenset(
     "상대로 그대로 제대로 마음대로 맘대로 멋대로 뜻대로 말대로 예상대로 계획대로 예정대로 "
@@ -201,13 +236,17 @@ def accept_address(text: str, m: re.Match, floor: int):
         return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
     if text[s - 1] == "산":  # a mountain lot: "후리 산53-1"
         s -= 1
+    elif text[s - 2 : s] == "산 ":  # spaced: "우두리 산 128"
+        s -= 2
     tokens = tokens_before(text, max(floor, s - 80), s)
     if not tokens:
         return None
     road = _road_of(tokens)
-    if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로") or road in places.NOT_LOTS:
+    if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로"):
         return None
     units, start = _units_before(tokens)
+    if road in places.NOT_LOTS and not _district_before(units):
+        return None  # "활동 3", "가동 2": a word; but "제주시 연동 273-11" is Jeju's 연동
     near = _BUILDING.search(text, m.end(), m.end() + 30)
     tail = (_ADDRESS_TAIL_BUILDING if near else _ADDRESS_TAIL).match(text, m.end())
     end = tail.end() if tail else m.end()

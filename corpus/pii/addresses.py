@@ -4,7 +4,7 @@ An address found by the detector (`corpus.pii.detectors`, type ``address``) is
 read into its parts: an optional postal code, the administrative units
 (province, district, 읍/면), a road name with an optional numbered branch
 (``테헤란로 12길``, ``서동로99번 길``) or a neighbourhood (``역삼동``, ``종로5가``,
-``후리``), the house or lot number (``21-1``, ``산53-1``) and the detail after it
+``후리``), the house or lot number (``21-1``, ``산53-1``, ``산 128``) and the detail after it
 (``번지``, ``, 101동 1203호``, `` 4층``, `` (역삼동)``). A bare apartment unit
 (``302동 1102호``) is a part of its own.
 
@@ -26,9 +26,9 @@ _UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
 #: The road (with its numbered branch) or neighbourhood and the number after it.
 _CORE = re.compile(
     r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))(?P<branch>\s?\d{1,4}번?\s?길)?"
-    r"\s?(?P<num>산?\d{1,5}(?:-\d{1,4})?)(?![0-9가]|번?\s?길)"
+    r"\s?(?P<num>(?:산\s?)?\d{1,5}(?:-\d{1,4})?)(?![0-9가]|번?\s?길)"
     r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?)"
-    r"\s?(?P<lnum>산?\d{1,5}(?:-\d{1,4})?)(?![0-9])"
+    r"\s?(?P<lnum>(?:산\s?)?\d{1,5}(?:-\d{1,4})?)(?![0-9])"
 )
 _PAREN_LOT = re.compile(r"\((?:[가-힣0-9]+(?:동|가|리))")
 _PAREN_NAME = re.compile(r",\s?[가-힣0-9]+\)")

@@ -19,20 +19,28 @@ import re
 
 from corpus.pii.validators import DASHES, is_calendar_date
 
-#: Labels that may stand a few words before the date ("생년월일은 1990.3.5"). A birthday
+#: Labels that may stand a few words before the date ("생년월일은 1990.3.5", "생년 74년 3월 22일";
+#: not 발생년, 탄생년, 재생년, 학생년). A birthday
 #: that is celebrated ("75세 생일인", "생일 파티") dates the party, not the birth.
 _BIRTH_LABEL = re.compile(
-    r"생년월일|생일(?<![발재회위]생일)(?<![세살째회] 생일)"  # lookbehinds after the literal: cheap
+    # the lookbehinds after the literal: cheap
+    r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
     r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
 )
-#: Words that must touch the date: "출생 1990.3.5", "생: 900305", "출생한 1963년 4월 8일".
-_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：]?\s?$")
+#: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
+#: "출생한 1963년 4월 8일".
+_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：)]?\s?$")
 #: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
-#: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나.
+#: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나, 태어나 itself, 생일 as what the date is.
 _BIRTH_AFTER = re.compile(
     r"\s?(?:생(?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
     r"(?![가-힣])|(?![가-힣])|이(?:십|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이었습니다
-    r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생)"
+    r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생"
+    # "… 29일 태어나셨고"; not "태어나서 처음" (the date of an event)
+    r"|태어(?:났|나셨|나신|난|남|나(?!서?\s?처음))"
+    # "92년 3월 8일 생일인 친구": the date is whose birthday; not "생일 파티", "생일에", "생일이라",
+    # "생일인 날" (the day of a party)
+    r"|생일(?=(?:인|이신)\s(?!날|당일|그날|오늘)))"
 )
 #: The first character `_BIRTH_AFTER` can match after its optional space.
 _BIRTH_AFTER_FIRST = frozenset("생출에태")

@@ -188,9 +188,13 @@ KR_SLD = r"(?:go|co|or|ac|ne|re|pe)\.kr"
 
 #: The characters of a host name (a bare host is read back over them from its dot).
 HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+#: The path of a bare host: Hangul belongs to it after a "/", "-", "_", "=" or "+"
+#: ("…/entry/2023-회고", "…/tag/여행"), not right after a letter or digit, where it is
+#: the particle of the sentence ("…/abc123에서").
+_HOST_PATH = r"(?:" + _URL_BODY + r"|(?<=[/\-_=+])[가-힣]+)"
 _BARE_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + KR_SLD
-    + r"(?![A-Za-z0-9\-])(?:/" + _URL_BODY + "*)?"
+    + r"(?![A-Za-z0-9\-])(?:/" + _HOST_PATH + "*)?"
 )  # fmt: skip
 
 #: A bare host with a path, under a generic top-level domain: "blog.naver.com/ID/123",
@@ -199,8 +203,8 @@ _BARE_HOST = re.compile(
 GENERIC_TLD = r"(?:com|net|org|be|me|io|tv|us|ly|gl)"
 _PERSONAL_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
-    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%@\-])" + _URL_BODY + r"*"
-    r"|tistory\.com(?![A-Za-z0-9\-])(?:/" + _URL_BODY + r"*)?)"
+    r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%@\-])" + _HOST_PATH + r"*"
+    r"|tistory\.com(?![A-Za-z0-9\-])(?:/" + _HOST_PATH + r"*)?)"
 )
 #: The dot a bare host is anchored on: before its "go.kr", "com/ID" or "tistory.com".
 BARE_HOST_DOT = (
@@ -660,7 +664,8 @@ _COUNTER_AFTER = r"(?!(?:" + _COUNTERS + r")|\s(?:" + _COUNTERS + r")(?![가-힣
 
 register(Detector(
     "address", 16,
-    r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d))"
+    r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d)"
+    r"|(?<=[로길동리가] 산 \d))"
     r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
     "0-9", accept_address,
@@ -689,7 +694,7 @@ register(Detector(
     "birth_date", 14,
     r"(?<![0-9])(?:(?:\d{4}|\d{2})\s?년\s?" + _CALENDAR_MONTH + r"\s?월\s?\d{1,2}\s?일"
     r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
-    r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{8}|\d{6})(?![0-9])",
+    r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{2}\.\s?\d{1,2}\.\s?\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",
     context_gated=True,
 ))  # fmt: skip

@@ -124,7 +124,7 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   (``1 (310) 555-0142``);
 #:   or a year with a calendar word before its month (``51년 음력 9월``, ``1951년 (양력) 3월``);
 #:   or it is a house number right after ``로/길/동/리/가`` (address), or after ``산``
-#:   there (a mountain lot, ``후리 산53``).
+#:   there, touching or spaced (a mountain lot, ``후리 산53``, ``우두리 산 128``).
 #: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 _DIGIT_GATE = (
@@ -134,7 +134,7 @@ _DIGIT_GATE = (
     + DASH_LOOKALIKES
     + PLATE_LETTERS
     + r"]?\s?(?:\d|[(\[]?[음양]력)"
-    r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)"
+    r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)|(?<=[로길동리가] 산 )"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
