@@ -236,6 +236,10 @@ def test_written_forms_hint_holds_for_every_written_at(text):
         "at the",
         "공원 공연",
         "앳킨스 교수",
+        "실루엣 드레스",  # "엣" ends a word: no "@"
+        "엣지 있게",
+        "영화 공이 영일만",  # words of digit syllables with no number after them
+        "공일 하나",
     ],
 )
 def test_written_forms_hint_is_off_for_at_inside_words(text):

@@ -359,15 +359,16 @@ _KD = f"[{KOREAN_DIGITS}]"
 _DW = f"[0-9{KOREAN_DIGITS}]"
 #: The head of a mobile number read out: 0 as "공" or "영", then "일" or "1", then the third
 #: digit ("공일공", "영일영", "공1공", "영일칠"); not inside a word ("영일만" has no third digit).
-_WORD_MOBILE_HEAD = r"(?<![가-힣])[공영][일1][공영일육륙칠팔구016789]"
+_WORD_MOBILE_HEAD = r"[공영](?<![가-힣][공영])[일1][공영일육륙칠팔구016789]"
 #: The head of a landline read out: "공이"/"영이" (02), "공삼일" (031) ... "공칠공" (070).
 #: "공이" and "영이" are words (a ball, a name), so the groups after it must be
 #: separated (`_WORD_LANDLINE`).
-_WORD_AREA_HEAD = r"(?<![가-힣])[공영](?:이|[삼사오육][일이삼사오]|칠[공영])"
+_WORD_AREA_HEAD = r"[공영](?<![가-힣][공영])(?:이|[삼사오육][일이삼사오]|칠[공영])"
 #: What every number read out in Korean starts with; the scan's hint for them
 #: (`corpus.pii.scan`), so it must hold wherever `_WORD_MOBILE` or `_WORD_LANDLINE` does.
+#: These patterns put their literal before their lookbehind: most candidates fail on it.
 WORD_PHONE_HINT = (
-    r"(?<![가-힣])[공영](?:[일1][공영일육륙칠팔구016789]|이|[삼사오육][일이삼사오]|칠[공영])"
+    r"[공영](?<![가-힣][공영])(?:[일1][공영일육륙칠팔구016789]|이|[삼사오육][일이삼사오]|칠[공영])"
     + _WORD_SEP
     + f"?{_DW}{{3}}"
 )
@@ -378,7 +379,7 @@ _WORD_LANDLINE = (
 )
 #: The capital letter O or small o typed for 0 ("O1O-6243-8851", "o1o 2847 6619", "O7O-…"),
 #: before a separated number: not after a letter or digit (a model code "XO1O").
-_O_FOR_ZERO = r"(?<![0-9A-Za-z_/" + DASHES + r"])[Oo]"
+_O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"
 #: Separators of a mobile number other than dashes, dots and spaces, the same twice:
 #: "010~6634~1720", "010/2839/4410", "010ㆍ3829ㆍ7761" (the Hangul middle dot, "·", "•").
 #: Only after a mobile prefix: "3~5", "2010/12/31" and "가ㆍ나" have none.
@@ -409,8 +410,8 @@ register(Detector(
     + r"|" + _WORD_MOBILE
     + r"|" + _O_FOR_ZERO + r"1[Oo016789](?:" + _GROUP_SEP + r")?[1-9]\d{2,3}" + _GROUP_SEP
     + r"?\d{4}" + _NA
-    + r"|" + _NB + r"01[016789](?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)"
-    + r"\d{4}" + _NA,
+    + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
+    + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)\d{4}" + _NA,
     "0+(8공영Oo", lambda t, m, f: _span(m),
     "mobile phone number (010/011/016-019, +82, 0082, (+82), 82-10; every digit spaced; "
     "also read out: 공일공 …, 영일영 …, 공일공에 …; O for 0: O1O-…; 010~…~…, 010/…/…)",
@@ -461,7 +462,7 @@ def _accept_phone(text: str, m: re.Match, floor: int):
 _INTERNATIONAL = (
     r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
     r"(?![0-9]|[.,]\d)|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{7,14}(?![0-9])"
-    r"|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}[ .\-]?\(\d{1,4}\)\s?\d{1,8}(?:[ .\-]\d{1,8}){1,5}"
+    r"|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}[ .\-]?\(\d{1,4}\)\s?\d{1,8}(?:[ .\-]\d{1,8}){1,5}"
     r"(?![0-9]|[.,]\d)"
 )
 #: The same with the country code in brackets, "(+1) 310-555-0142", or after the "00"

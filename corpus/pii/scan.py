@@ -184,8 +184,8 @@ _WORD_PHONE = re.compile(WORD_PHONE_HINT)
 
 #: "앳" (or its misspelling "엣") as "@": spaced or bracketed ("id 앳 naver.com",
 #: "id(앳)daum.net"); not inside a word (the name 앳킨스 is in about one kowiki article in
-#: a thousand; "엣지" is a word).
-_WRITTEN_AET = re.compile(r"[앳엣][\s)\]}>]")
+#: a thousand; "엣지" is a word); "엣" also spaced or bracketed before it (실루엣).
+_WRITTEN_AET = re.compile(r"앳[\s)\]}>]|엣(?<=[\s(\[{<]엣)[\s)\]}>]")
 
 
 def written_forms(text: str) -> bool:
