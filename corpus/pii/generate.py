@@ -601,7 +601,7 @@ def _written(text: str, edits: list[tuple[int, int, str, str]]) -> tuple[str, li
 #: Detected values that are public and stay as they are, by the name they are counted under.
 PUBLIC_KINDS = {
     "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
-    "public_host": "a public institution's site with no path: www.gov.kr, law.go.kr",
+    "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
 }
 
 
