@@ -62,7 +62,8 @@ WITH_HINT = [
     "블로그 a.www.naver.com/someid 에",  # a claim from "www." would hide ".com/"
     "블로그 someid.tistory.com 에",
     "사이트 https://example.com/path 와 010-1234-5678",
-    "공일 하나",  # a hint alone: given up on, nothing found either way
+    "공일공 일이삼 하나",  # a hint alone: given up on, nothing found either way
+    "영이 오칠삼 하나",  # the hint of a landline read out, alone
     "at the end (at) x",
     "메일 hong123 골뱅이 naver.com 으로",  # the Korean words for "@" (issue #24's blind set)
     "메일 hong_mom(골뱅이)daum.net",
@@ -152,7 +153,8 @@ PIECES = st.sampled_from(
      "www.", "http://", "naver", "id", "a", "M", " ", "-", "(", ")", "[", "]", "０", "＠",
      "010", "1234", "5678", "02", "서울", "강남구", "테헤란로", "동", "로", "번지", "년",
      "월", "일생", "메일", "전화", "여권", "주소", ", ", "\n", "골뱅이", "골", "뱅", "앳",
-     "앳킨스", "ㅡ", "(+", "00", "음력"]
+     "앳킨스", "ㅡ", "(+", "00", "음력", "영", "영일영", "공이", "영이", "공1공", "이사",
+     "칠공", "엣", "엣지", "[@]", "O1O", "o", "~", "/", "ㆍ"]
 )  # fmt: skip
 DIGITS = st.text(alphabet="0123456789", min_size=1, max_size=8)
 TEXTS = st.lists(st.one_of(PIECES, PIECES, DIGITS), max_size=30).map("".join)

@@ -15,7 +15,7 @@ from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
 from corpus.pii.scan import Scanner, written_forms
-from corpus.pii.validators import DASH_LOOKALIKES
+from corpus.pii.validators import DASH_LOOKALIKES, rrn_checksum_ok
 from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 
@@ -236,6 +236,10 @@ def test_written_forms_hint_holds_for_every_written_at(text):
         "at the",
         "공원 공연",
         "앳킨스 교수",
+        "실루엣 드레스",  # "엣" ends a word: no "@"
+        "엣지 있게",
+        "영화 공이 영일만",  # words of digit syllables with no number after them
+        "공일 하나",
     ],
 )
 def test_written_forms_hint_is_off_for_at_inside_words(text):
@@ -329,6 +333,208 @@ def test_foreign_numbers_with_a_bracketed_code_or_a_bare_1(number):
 def test_the_00_prefix_before_a_foreign_code_near_a_phone_word(number):
     assert _found(f"국제전화 {number} 로") == [(number, "phone")]
     assert _found(f"제품 {number} 로") == []  # no phone word: a serial as often as a number
+
+
+# the second blind set's shapes (issue #24): e-mail domains read out in Korean, a bracketed
+# "@", "엣" for "앳"; phones with O for 0, 영 for 0, words and digits mixed, landlines read
+# out, other separators; foreign numbers with a trunk "(0)" or an attached area code, "00"
+# before a named country; and the negatives they sit next to
+
+_RNG = random.Random(2024)
+_WORDS = "공일이삼사오육칠팔구"
+
+
+def _local() -> str:
+    head = "".join(_RNG.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(_RNG.randint(3, 8)))
+    return head + _RNG.choice(["", ".k", "_", "_0"]) + str(_RNG.randint(1, 999))
+
+
+def _said(digits: str, zero: str = "공") -> str:
+    return "".join(zero if d == "0" else _WORDS[int(d)] for d in digits)
+
+
+def _number(n: int) -> str:
+    return str(_RNG.randint(1, 9)) + "".join(_RNG.choice("0123456789") for _ in range(n - 1))
+
+
+@pytest.mark.parametrize("i", range(6))
+@pytest.mark.parametrize(
+    ("at", "domain"),
+    [(" 골뱅이 ", "네이버 닷컴"), (" 앳 ", "네이버 점 컴"), (" 앳 ", "지메일 닷컴"),
+     ("(골뱅이)", "한메일 닷 넷"), (" 엣 ", "naver.com"), (" [@] ", "hanmail.net"),
+     (" (@) ", "daum.net"), ("@", "카카오.com"), (" 골뱅이 ", "naver 닷컴")],
+)  # fmt: skip
+def test_an_e_mail_with_its_domain_read_out_or_a_bracketed_at(i, at, domain):
+    value = _local() + at + domain
+    text = f"{_RNG.choice(['메일은', '자료는', ''])} {value} {_RNG.choice(['으로', '이에요'])} 부탁"
+    assert _found(text) == [(value, "email")]
+    out = PZ.apply(text)[0]
+    assert value not in out and at + domain in out  # the webmail domain is kept as written
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["디자인이 엣지 있는 naver.com 메인", "hong 엣 mycompany.com 에서 일해요",  # 엣 a word
+     "컴퓨터는 abc 앳 네이버 점 컴퓨터 코너", "넷플릭스 abc 골뱅이 다음 닷넷플릭스",
+     "단톡방 공지 (@) 확인하세요", "@ 표시는 [@] 로 씁니다"],
+)  # fmt: skip
+def test_korean_domain_words_and_bracketed_at_are_not_read_in_words(text):
+    assert [kind for _, kind in _found(text)] == []
+
+
+@pytest.mark.parametrize("i", range(8))
+@pytest.mark.parametrize("head", ["O1O", "o1o", "O1o", "O7O", "O11", "o19"])
+def test_the_letter_o_for_zero_in_a_phone_number(i, head):
+    sep = _RNG.choice(["-", " ", ".", " - "])
+    value = head + sep + _number(4) + sep + _number(4)
+    assert _found(f"연락은 {value} 로") == [(value, "phone" if head[1] == "7" else "mobile")]
+    out = PZ.apply(f"연락은 {value} 로")[0]
+    new = out[4 : 4 + len(value)]
+    assert new != value and new[0] == head[0]  # the O is written as it was
+    assert [kind for _, kind in _found(out)] != []  # and is still a number
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["모델 XO1O-1234-5678 단종", "제품 PO10-2345-6789", "부품 O1O 하나", "O2 1234 5678 압력",
+     "VO7O-1234-5678 코드"],
+)  # fmt: skip
+def test_an_o_inside_a_code_is_no_phone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize("i", range(10))
+@pytest.mark.parametrize("zero", ["공", "영"])
+def test_a_phone_read_out_with_yeong_mixed_digits_or_a_landline(i, zero):
+    mid, last = _number(4), _number(4)
+    sep = _RNG.choice(["-", " ", " - "])
+    mobile = _said("010", zero) + sep + _said(mid, zero) + sep + _said(last, zero)
+    mixed = zero + "1" + zero + sep + mid + sep + last
+    area = _RNG.choice(["02", "031", "051", "064", "070"])
+    landline = _said(area, zero) + sep + _said(_number(3), zero) + sep + _said(last, zero)
+    for value, kind in ((mobile, "mobile"), (mixed, "mobile"), (landline, "phone")):
+        text = f"번호는 {value} 로 주세요"
+        assert _found(text) == [(value, kind)], text
+        new = PZ.apply(text)[0][4 : 4 + len(value)]
+        assert new != value and [k for _, k in _found(f"번호는 {new} 로")] == [kind]
+        said = [("가" <= a <= "힣") == ("가" <= b <= "힣") for a, b in zip(new, value, strict=True)]
+        assert all(said)  # a word stays a word, a digit a digit
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["포항 영일만 일대에서", "공이 날아가 이사 간 집 창문을", "성공이 오칠삼 팔팔이일 번째",
+     "영이가 일이삼 사오육칠을 세었다", "공이 사이사이 구이구이", "공사 일이삼 공구",
+     "영업이익 이삼사 억"],
+)  # fmt: skip
+def test_words_made_of_digit_syllables_are_no_phone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize("i", range(6))
+@pytest.mark.parametrize("sep", ["~", "/", "\u318d", "\u00b7", "\u2022", " ~ "])
+def test_a_mobile_with_a_tilde_slash_or_middle_dot_between_its_groups(i, sep):
+    value = f"01{_RNG.choice('016789')}{sep}{_number(4)}{sep}{_number(4)}"
+    assert _found(f"연락처 {value} 입니다") == [(value, "mobile")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["010~020 구간", "3~5일 소요", "2010/12/31 기준", "가ㆍ나ㆍ다", "010~1234/5678 코드",
+     "1990~2000년 사이", "010/2345 입니다", "1/2/3 분수", "02~1234~5678 구간"],
+)  # fmt: skip
+def test_ranges_dates_and_lists_are_no_mobile(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["+44 (0)7911 482 665", "+61 (0)2 9374 1182", "+84 (0)28 3822 4716",
+     "+33 (0)1 42 68 53 09", "+1(415)392-7781", "+49(0)30 1234 5678"],
+)  # fmt: skip
+def test_a_foreign_number_with_a_trunk_zero_or_an_attached_area_code(value):
+    text = f"현지 번호 {value} 로"
+    assert _found(text) == [(value, "phone")]
+    out = PZ.apply(text)[0]
+    assert value not in out and out.startswith(f"현지 번호 {value[:3]}")
+    if "(0)" in value:
+        assert "(0)" in out  # the trunk zero is kept, not redrawn
+
+
+@pytest.mark.parametrize("value", ["0086-139-1045-7723", "0049 176 3318 2205", "0044 20 7946 0958"])
+def test_the_00_prefix_before_a_country_code_near_a_country_word(value):
+    assert _found(f"중국에서 쓰는 번호는 {value} 입니다") == [(value, "phone")]
+    assert _found(f"독일 번호 {value} 입니다") == [(value, "phone")]
+    assert _found(f"주문 번호 {value} 입니다") == []  # no country, no phone word: a serial
+    bad = "0012" + value[4:]  # 12 is no country code
+    assert _found(f"독일 번호 {bad} 입니다") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["+1 2 3 4 (0) 점수", "목록 (0) 1 2 3", "0086 위안 환율 6.8", "금액 0049 176 3318 2205 원"],
+)  # fmt: skip
+def test_brackets_and_00_runs_in_lists_and_amounts_are_no_foreign_number(text):
+    assert [kind for _, kind in _found(text)] == []
+
+
+def _ean(body12: str) -> str:
+    total = sum(int(c) * (3 if i % 2 else 1) for i, c in enumerate(body12))
+    return body12 + str((10 - total % 10) % 10)
+
+
+def _rrn_like_ean(prefix: str) -> str:
+    """A 13-digit run that is a valid EAN and a valid resident number (date, sex digit and
+    old check digit): only the barcode evidence can tell it apart."""
+    while True:
+        body = prefix + _number(12 - len(prefix))
+        month, day = f"{_RNG.randint(1, 9):02d}", f"{_RNG.randint(1, 28):02d}"
+        body = (body[:2] + month + day + "1" + body[7:])[:12]
+        code = _ean(body)
+        if body.startswith(prefix) and rrn_checksum_ok(code):
+            return code
+
+
+@pytest.mark.parametrize("i", range(8))
+def test_a_barcode_is_no_resident_number(i):
+    code = _rrn_like_ean(_RNG.choice(["49", "45", "69", "87"]))
+    word = _RNG.choice(["EAN", "바코드", "JAN", "상품코드", "상품 코드"])
+    assert _found(f"{word} {code} 제품입니다") == []
+    korean = _rrn_like_ean("880")
+    assert _found(f"포장지에 {korean} 이라고 적혀 있어요") == []  # GS1 Korea's prefix
+    # a resident-number word near it: read as one whatever else says barcode
+    assert [k for _, k in _found(f"주민번호 {korean} 입니다")] == ["rrn"]
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_a_tracking_number_after_the_post_office_is_no_account(i):
+    number = _number(13)
+    word = _RNG.choice(["등기번호", "운송장 번호", "송장번호", "택배 조회번호", "등기"])
+    assert _found(f"우체국 {word} {number} (배달 완료)") == []
+    assert _found(f"우체국 계좌 {number} 로 입금") == [(number, "bank_account")]
+    assert _found(f"택배비는 우체국 {number} 로 입금") == [(number, "bank_account")]
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["www.youtube.com", "www.letskorail.com", "https://www.coupang.com/", "https://m.naver.com",
+     "www.tistory.com", "http://blog.naver.com/"],
+)  # fmt: skip
+def test_any_site_s_host_with_no_path_is_kept_and_counted_apart(host):
+    text = f"접속은 {host} 에서"
+    out, spans, kept = PZ.apply_counted(text)
+    assert out == text and spans == [] and kept == {"public_host": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["someone.tistory.com", "www.someone.tistory.com", "https://dayday.blogspot.com",
+     "www.kimcs77.com", "www.youtube.com/@someone", "http://203.0.113.7"],
+)  # fmt: skip
+def test_a_personal_subdomain_a_handle_or_a_path_is_still_replaced(url):
+    text = f"접속은 {url} 에서"
+    out, spans, kept = PZ.apply_counted(text)
+    assert out != text and not kept, (out, kept)
 
 
 @pytest.mark.parametrize(

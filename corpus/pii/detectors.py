@@ -27,6 +27,7 @@ from corpus.pii.validators import (
     brn_ok,
     crn_ok,
     digits_of,
+    ean13_ok,
     ipv4_ok,
     ipv6_ok,
     luhn_ok,
@@ -100,15 +101,19 @@ def _span(m: re.Match) -> tuple[int, int]:
 
 
 #: "@" as people write it when they do not want it harvested: " @ ", "(at)", "[at]", " at ",
-#: and in Korean: "골뱅이" (the Korean name of "@"; bracketed, spaced or not) and "앳"
-#: (bracketed, or spaced like " at ").
-EMAIL_AT = r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|골뱅이|앳)\s?[)\]}>]\s?| (?:at|AT|앳) |\s?골뱅이\s?)"
+#: a bracketed "@" ("[@]", "(@)"), and in Korean: "골뱅이" (the Korean name of "@";
+#: bracketed, spaced or not) and "앳" or its common misspelling "엣" (bracketed, or spaced
+#: like " at ": "엣지" is a word, " 엣 " is not).
+EMAIL_AT = (
+    r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣])\s?[)\]}>]\s?| (?:at|AT|[앳엣]) "
+    r"|\s?골뱅이\s?)"
+)
 #: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" (bracketed or spaced);
 #: a dot with a space on both sides ("naver . com").
 EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT|닷|점)\s?[)\]}>]\s?| (?:dot|DOT|닷|점) | \. )"
 #: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
 #: domain or near a mail word.
-_WORD_AT = frozenset((" at ", " AT ", " 앳 "))
+_WORD_AT = frozenset((" at ", " AT ", " 앳 ", " 엣 "))
 #: Webmail domains: a bare " at " (also an English word) is read as "@" only before one of
 #: these, or near a mail word.
 MAIL_DOMAINS = frozenset(
@@ -117,6 +122,23 @@ MAIL_DOMAINS = frozenset(
 )
 _MAIL_CONTEXT = _context(r"메일|[Mm]ail|MAIL|연락|문의|주소")
 _WRITTEN_DOT = re.compile(EMAIL_DOT)
+#: Webmail hosts said in Korean ("네이버 닷컴", "지메일 점 컴", "한메일 닷 넷"), as read out.
+KOREAN_MAIL_HOSTS = {
+    "네이버": "naver", "지메일": "gmail", "한메일": "hanmail", "다음": "daum",
+    "네이트": "nate", "카카오": "kakao", "핫메일": "hotmail", "야후": "yahoo",
+}  # fmt: skip
+#: A domain read out in Korean: a Korean webmail host, then a dot (".", "닷", "점") and
+#: "컴"/"넷" (or "com"/"net"), or a Latin label before a Korean "닷컴"/"점 넷". The word
+#: after may be a particle ("닷컴으로") but not the rest of a word ("점 컴퓨터", "닷넷플릭스").
+_KOREAN_DOMAIN = (
+    r"(?:(?:" + "|".join(KOREAN_MAIL_HOSTS) + r")\s?(?:\.|닷|점)\s?(?:컴|넷|com|net)"
+    r"|[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\s?[닷점]\s?[컴넷])"
+    r"(?![A-Za-z0-9\-]|(?![으이에로을를은는도과와만])[가-힣])"
+)
+_KOREAN_DOMAIN_PARTS = re.compile(
+    r"(" + "|".join(KOREAN_MAIL_HOSTS) + r")|\s?(?:\.|닷|점)\s?(컴|넷|com|net)$"
+)
+_KOREAN_TLD = {"컴": "com", "넷": "net", "com": "com", "net": "net"}
 
 
 def email_parts(value: str) -> tuple[str, str, str]:
@@ -126,7 +148,12 @@ def email_parts(value: str) -> tuple[str, str, str]:
 
 
 def mail_domain(written: str) -> str:
-    """The domain with written-out dots made ".": "naver [dot] com" -> "naver.com"."""
+    """The domain with written-out dots made ".": "naver [dot] com" -> "naver.com";
+    one read out in Korean as well: "네이버 닷컴" -> "naver.com"."""
+    if "가" <= written[-1] <= "힣" or "가" <= written[0] <= "힣":
+        return _KOREAN_DOMAIN_PARTS.sub(
+            lambda m: KOREAN_MAIL_HOSTS[m[1]] if m[1] else "." + _KOREAN_TLD[m[2]], written
+        ).lower()
     return _WRITTEN_DOT.sub(".", written).lower()
 
 
@@ -145,11 +172,11 @@ register(Detector(
     "email", 1,
     r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
     + r"|[0-9][A-Za-z0-9._%+\-]{0,63}@)"  # written out only after a letter-led local part
-    + r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
-    r"(?![A-Za-z0-9\-])",
+    + r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
+    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + ")",
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
-    gate=("@", "at", "AT", "골뱅이", "앳"),
+    gate=("@", "at", "AT", "골뱅이", "앳", "엣"),
 ))  # fmt: skip
 
 # 2. URL ------------------------------------------------------------------------------------
@@ -227,9 +254,40 @@ _PUBLIC_HOST = re.compile(
 )
 
 
+#: Any site's host with no path: "www.youtube.com", "https://www.letskorail.com/". A
+#: host with no path names a site, not a person (issue #24: the personal part of a bare
+#: host is its path), so it is kept like a public institution's, but for two shapes.
+_SITE_HOST = re.compile(
+    r"(?:(?:https?|ftp)://)?((?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})/?"
+)
+#: Blog hosts that give each person a subdomain: "someone.tistory.com" names its writer.
+BLOG_HOSTS = (
+    "tistory.com", "blogspot.com", "github.io", "wordpress.com", "egloos.com", "blog.me",
+    "tumblr.com", "velog.io", "notion.site", "substack.com",
+)  # fmt: skip
+#: A site's own name ending in digits after letters is a handle, as in an e-mail's local
+#: part ("www.hong12.co.kr"); "www1." and "m." before it are servers, not names.
+_HANDLE_LABEL = re.compile(r"[A-Za-z][A-Za-z\-]*[0-9]+")
+
+
+def _personal_site(host: str) -> bool:
+    """True when a host with no path still names someone: a blog subdomain or a handle."""
+    host = host.lower()
+    for blog in BLOG_HOSTS:
+        if host.endswith("." + blog):
+            return host[: -len(blog) - 1] not in ("www", "m")
+    labels = host.split(".")
+    suffix = 2 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne", "pe") else 1
+    return len(labels) > suffix and _HANDLE_LABEL.fullmatch(labels[-suffix - 1]) is not None
+
+
 def public_host(value: str) -> bool:
-    """True when the URL `value` is a public institution's host with no path (above)."""
-    return _PUBLIC_HOST.fullmatch(value) is not None
+    """True when the URL `value` is a host with no path that names no one: a public
+    institution's (above), or any site's but a personal one (`_personal_site`)."""
+    if _PUBLIC_HOST.fullmatch(value) is not None:
+        return True
+    site = _SITE_HOST.fullmatch(value)
+    return site is not None and not _personal_site(site.group(1))
 
 
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
@@ -300,6 +358,36 @@ _WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s?에\s?|\s)"
 #: Digits read out in Korean, as people write a number they do not want harvested.
 KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
 _KD = f"[{KOREAN_DIGITS}]"
+#: A digit as written in a number read out in Korean: a word, or an ASCII digit mixed in
+#: ("공1공-7783-4219").
+_DW = f"[0-9{KOREAN_DIGITS}]"
+#: The head of a mobile number read out: 0 as "공" or "영", then "일" or "1", then the third
+#: digit ("공일공", "영일영", "공1공", "영일칠"); not inside a word ("영일만" has no third digit).
+_WORD_MOBILE_HEAD = r"[공영](?<![가-힣][공영])[일1][공영일육륙칠팔구016789]"
+#: The head of a landline read out: "공이"/"영이" (02), "공삼일" (031) ... "공칠공" (070).
+#: "공이" and "영이" are words (a ball, a name), so the groups after it must be
+#: separated (`_WORD_LANDLINE`).
+_WORD_AREA_HEAD = r"[공영](?<![가-힣][공영])(?:이|[삼사오육][일이삼사오]|칠[공영])"
+#: What every number read out in Korean starts with; the scan's hint for them
+#: (`corpus.pii.scan`), so it must hold wherever `_WORD_MOBILE` or `_WORD_LANDLINE` does.
+#: These patterns put their literal before their lookbehind: most candidates fail on it.
+WORD_PHONE_HINT = (
+    r"[공영](?<![가-힣][공영])(?:[일1][공영일육륙칠팔구016789]|이|[삼사오육][일이삼사오]|칠[공영])"
+    + _WORD_SEP
+    + f"?{_DW}{{3}}"
+)
+_WORD_MOBILE = _WORD_MOBILE_HEAD + _WORD_SEP + f"?{_DW}{{3,4}}" + _WORD_SEP + f"?{_DW}{{4}}"
+_STRICT_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
+_WORD_LANDLINE = (
+    _WORD_AREA_HEAD + _STRICT_WORD_SEP + f"{_DW}{{3,4}}" + _STRICT_WORD_SEP + f"{_DW}{{4}}"
+)
+#: The capital letter O or small o typed for 0 ("O1O-6243-8851", "o1o 2847 6619", "O7O-…"),
+#: before a separated number: not after a letter or digit (a model code "XO1O").
+_O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"
+#: Separators of a mobile number other than dashes, dots and spaces, the same twice:
+#: "010~6634~1720", "010/2839/4410", "010ㆍ3829ㆍ7761" (the Hangul middle dot, "·", "•").
+#: Only after a mobile prefix: "3~5", "2010/12/31" and "가ㆍ나" have none.
+_MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022"
 
 #: Korea's country code in international form: "+82", "0082" (the "00" international
 #: prefix dialled abroad), "(+82) " in brackets.
@@ -323,11 +411,14 @@ register(Detector(
     + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _SPACED_MOBILE
-    + r"|(?<![가-힣])공일[공영일육칠팔구]" + _WORD_SEP + rf"?{_KD}{{3,4}}"
-    + _WORD_SEP + rf"?{_KD}{{4}}",
-    "0+(8공", lambda t, m, f: _span(m),
+    + r"|" + _WORD_MOBILE
+    + r"|" + _O_FOR_ZERO + r"1[Oo016789](?:" + _GROUP_SEP + r")?[1-9]\d{2,3}" + _GROUP_SEP
+    + r"?\d{4}" + _NA
+    + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
+    + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)\d{4}" + _NA,
+    "0+(8공영Oo", lambda t, m, f: _span(m),
     "mobile phone number (010/011/016-019, +82, 0082, (+82), 82-10; every digit spaced; "
-    "also read out: 공일공 …, 공일공에 …)",
+    "also read out: 공일공 …, 영일영 …, 공일공에 …; O for 0: O1O-…; 010~…~…, 010/…/…)",
 ))  # fmt: skip
 
 # 5. landline, VoIP and service numbers -----------------------------------------------------
@@ -347,9 +438,16 @@ _PHONE_LABEL = re.compile(
 )
 
 
+#: Near a landline read out with spaces only: "공이 사이사이 구이구이" is words (a ball,
+#: "between", grilled), "가게 번호는 공이 오칠삼 팔팔이일" a number.
+_SAID_PHONE_CONTEXT = _context(_PHONE_CONTEXT.pattern + r"|번호|연락|폰|문자|가게")
+
+
 def _accept_phone(text: str, m: re.Match, floor: int):
     value = m.group()
     s, e = _span(m)
+    if value[0] in "공영" and not re.search(f"[{DASHES}{DASH_LOOKALIKES}]", value):
+        return (s, e) if near(text, s, e, _SAID_PHONE_CONTEXT) else None
     if "2" <= value[0] <= "9":  # a local number without area code: only right after a label
         return (s, e) if _PHONE_LABEL.search(text, max(0, s - 12), s) else None
     if value[0] == "1":  # 15xx-xxxx service number: listed prefixes, or a phone word nearby
@@ -363,9 +461,13 @@ def _accept_phone(text: str, m: re.Match, floor: int):
 
 #: A foreign number in international form: "+1 (555) 123-4567", "+44 20 7946 0958",
 #: "+44 7700 900461", "+49 30 12345678", "+33 6 12 34 56 78".
+#: Also with the digits right after the bracket: the trunk "0" people dial at home
+#: ("+44 (0)7911 482 665", "+33 (0)1 42 68 53 09"), an area code ("+1(415)392-7781").
 _INTERNATIONAL = (
     r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
     r"(?![0-9]|[.,]\d)|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{7,14}(?![0-9])"
+    r"|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}[ .\-]?\(\d{1,4}\)\s?\d{1,8}(?:[ .\-]\d{1,8}){1,5}"
+    r"(?![0-9]|[.,]\d)"
 )
 #: The same with the country code in brackets, "(+1) 310-555-0142", or after the "00"
 #: international prefix (or a Korean carrier's 001/002/005/006/00700): "0044 20 7946 0958",
@@ -379,13 +481,27 @@ _INTERNATIONAL_WRITTEN = (
 #: A North American number written with its "1" and no plus: "1-310-555-0142",
 #: "1 (310) 555-0142" (area code and exchange never start with 0 or 1).
 _NANP = (
-    r"1(?<![0-9A-Za-z\-.]1)(?:-[2-9]\d{2}-|\s?\([2-9]\d{2}\)\s?)[2-9]\d{2}-\d{4}"
+    r"1(?<![0-9A-Za-z+\-.]1)(?:-[2-9]\d{2}-|\s?\([2-9]\d{2}\)\s?)[2-9]\d{2}-\d{4}"
     r"(?![0-9]|[-.]\d)"
 )
 
 
 #: The "00" international prefix (or a carrier's 001/002/005/006/00700) before a country code.
 _DIAL_PREFIX = re.compile(r"^00(?:[1256](?=[ .\-])|700)?")
+#: A trunk "0" in brackets ("+44 (0)7911 …"): dialled at home only, not a digit of the number.
+_TRUNK = "(0)"
+#: Two-digit country codes (ITU-T E.164), and the three-digit ones of Korea's neighbours.
+#: "00" then one of these and a separator ("0086-139-…", "0049 176 …") may be a number
+#: dialled abroad (a serial's "0012 …" or "0037 …" names no country) ...
+DIALLED_COUNTRY = re.compile(
+    r"00(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[146]|9[0-58]|85[2356]|886)[ .\-]"
+)
+#: ... and is one when a country or "abroad" is named near it ("중국에서 쓰는 번호는 0086-…",
+#: "독일 번호 0049 …"): without a phone word or one of these, "제품 0044 20 …" is a serial.
+_ABROAD_CONTEXT = _context(
+    r"해외|국제|외국|현지|중국|일본|미국|영국|독일|프랑스|호주|캐나다|베트남|태국|필리핀"
+    r"|러시아|이탈리아|스페인|인도|홍콩|대만|싱가포르|말레이시아|뉴질랜드|브라질|멕시코"
+)
 
 
 def foreign_number(value: str) -> bool:
@@ -402,11 +518,13 @@ def _accept_any_phone(text: str, m: re.Match, floor: int):
     value = m.group()
     if not foreign_number(value):
         return _accept_phone(text, m, floor)
-    if value.startswith("00") and not near(text, m.start(), m.end(), _PHONE_CONTEXT):
+    s, e = _span(m)
+    abroad = DIALLED_COUNTRY.match(value) is not None and near(text, s, e, _ABROAD_CONTEXT)
+    if value.startswith("00") and not (abroad or near(text, s, e, _PHONE_CONTEXT)):
         return None  # "0012 3456 7890" is as often a serial as a number dialled abroad
     if value[0] == "1":
         return _span(m)  # a North American number: its shape was checked by the pattern
-    groups = re.findall(r"\d+", _DIAL_PREFIX.sub("", value))
+    groups = re.findall(r"\d+", _DIAL_PREFIX.sub("", value).replace(_TRUNK, ""))
     # a short last group ends a list of scores ("+10 20 30"), except in the pairs of a French
     # number: a one-digit group after the country code, then four pairs ("+33 6 12 34 56 78")
     pairs = len(groups) == 6 and len(groups[1]) == 1 and all(len(g) == 2 for g in groups[2:])
@@ -422,8 +540,11 @@ register(Detector(
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _NB + rf"1(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
     + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL
-    + "|" + _INTERNATIONAL_WRITTEN + "|" + _NANP,
-    "0-9+(", _accept_any_phone,
+    + "|" + _INTERNATIONAL_WRITTEN + "|" + _NANP
+    + "|" + _WORD_LANDLINE
+    + r"|" + _O_FOR_ZERO + r"7[Oo0](?:" + _GROUP_SEP + r")?[1-9]\d{2,3}" + _GROUP_SEP
+    + r"?\d{4}" + _NA,
+    "0-9+(공영Oo", _accept_any_phone,
     "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers (kept, counted apart); "
     "a labelled local number; a foreign number in +, (+1), 00 form or 1-310-555-0142",
 ))  # fmt: skip
@@ -452,6 +573,22 @@ def _nearest_is_bank(text: str, s: int) -> bool:
     return bool(bank) and (not rrn or max(bank) > max(rrn))
 
 
+#: Words of a product's barcode: a 13-digit run next to one is an EAN ("EAN 490…").
+_BARCODE_CONTEXT = _context(r"바코드|[Bb]arcode|EAN|JAN|GTIN|상품\s?코드|제품\s?코드|상품\s?번호")
+#: GS1 Korea's prefix: a Korean product's barcode starts 880.
+_KOREAN_GS1 = "880"
+
+
+def _barcode(text: str, s: int, e: int, digits: str) -> bool:
+    """True when a bare 13-digit run is a product barcode, not a resident number: a valid
+    EAN check digit, and a barcode word near it or GS1 Korea's 880 prefix, and no
+    resident-number word near it (a resident number passes the EAN check one time in ten,
+    so the check alone says nothing)."""
+    if not ean13_ok(digits) or near(text, s, e, _RRN_CONTEXT):
+        return False
+    return digits.startswith(_KOREAN_GS1) or near(text, s, e, _BARCODE_CONTEXT)
+
+
 def _make_rrn_accept(sex_digits: str):
     def accept(text: str, m: re.Match, floor: int):
         value = m.group()
@@ -463,6 +600,8 @@ def _make_rrn_accept(sex_digits: str):
         if crn_ok(digits) and _labelled_corporate(text, s):
             return None  # the nearest label says corporate number: the more specific reading
         unseparated = len(value) == 13
+        if unseparated and not masked and _barcode(text, s, e, digits):
+            return None
         if unseparated and not masked and not rrn_checksum_ok(digits):
             # bare 13-digit strings (barcodes, serials) need the check digit or a context word
             if not near(text, s, e, _RRN_CONTEXT):
@@ -576,12 +715,27 @@ _BANK_WORDS = tuple(
 _BANK_CONTEXT = _context("|".join(_BANK_WORDS))
 
 
+#: Words of a parcel's or registered letter's tracking number: "우체국 등기번호 1234…" is
+#: the post office's tracking number, not its bank's account.
+_TRACKING_CONTEXT = _context(r"등기|운송장|송장|택배|배송|소포|우편물|[Tt]racking")
+
+
+def _nearest_is_tracking(text: str, s: int) -> bool:
+    """True when a tracking word stands closer before `s` than any bank word."""
+    lo = max(0, s - CONTEXT_BEFORE)
+    tracking = [m.end() for m in _TRACKING_CONTEXT.finditer(text, lo, s)]
+    bank = [m.end() for m in _BANK_CONTEXT.finditer(text, lo, s)]
+    return bool(tracking) and (not bank or max(tracking) > max(bank))
+
+
 def _accept_account(text: str, m: re.Match, floor: int):
     n = len(digits_of(m.group()))
     if not 10 <= n <= 16:
         return None
     s, e = _span(m)
-    return (s, e) if near(text, s, e, _BANK_CONTEXT) else None
+    if not near(text, s, e, _BANK_CONTEXT) or _nearest_is_tracking(text, s):
+        return None
+    return s, e
 
 
 register(Detector(

@@ -115,7 +115,8 @@ def gen_email(value: str, rng: random.Random) -> str:
     if mail_domain(domain) not in MAIL_DOMAINS:
         labels = list(_DOMAIN_LABEL.finditer(domain))
         keep = 1 + (len(labels) > 2 and labels[-2].group() in ("co", "or", "ac", "go"))
-        cut = labels[-keep].start()
+        # a TLD read out in Korean ("mycorp 닷컴") is no label: every label is redrawn
+        cut = len(domain) if "가" <= domain[-1] <= "힣" else labels[-keep].start()
         head = _DOMAIN_LABEL.sub(lambda m: _scramble(m.group(), rng), domain[:cut])
         domain = head + domain[cut:]
     return f"{local}{at}{domain}"
@@ -166,13 +167,38 @@ def gen_ip(value: str, rng: random.Random) -> str:
     return ":".join(out)
 
 
-_TO_DIGIT = str.maketrans("공영일이삼사오육륙칠팔구", "001234566789")
+#: Digits written as Korean words, or as the letter O ("O1O-…").
+_TO_DIGIT = str.maketrans("공영일이삼사오육륙칠팔구Oo", "00123456678900")
 _TO_WORD = str.maketrans("0123456789", "공일이삼사오육칠팔구")
 
 
+def _written_like(new: str, original: str) -> str:
+    """The digits of `new` written as `original` writes the digit at the same place.
+
+    A word stays a word (zero as "영" when `original` says "영" for it), the letter
+    O stays O where the new digit is 0, an ASCII digit stays a digit: "공1공-7783-…"
+    keeps its mix. The generators keep the length and the separators.
+    """
+    zero = "영" if "영" in original else "공"
+    out = []
+    for n, o in zip(new, original, strict=True):
+        if o in "Oo" and n == "0":
+            out.append(o)
+        elif "가" <= o <= "힣" and n.isdigit():
+            out.append(zero if n == "0" else n.translate(_TO_WORD))
+        else:
+            out.append(n)
+    return "".join(out)
+
+
+def _not_in_digits(value: str) -> bool:
+    """True when a phone number writes a digit as a word or as O ("공일공 …", "O1O-…")."""
+    return value[0] in "공영Oo"
+
+
 def gen_mobile(value: str, rng: random.Random) -> str:
-    if value[0] == "공":  # read out in Korean: drawn as digits, written back as words
-        return gen_mobile(value.translate(_TO_DIGIT), rng).translate(_TO_WORD)
+    if _not_in_digits(value):  # drawn as digits, written back as the original writes them
+        return _written_like(gen_mobile(value.translate(_TO_DIGIT), rng), value)
     m = re.match(
         r"((?:\+82|0082)[-. ]?(?:\(0\)|0)?1[016789]|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
         r"|82[-. ]1[016789]|\(?01[016789]|0 1 [016789])",
@@ -204,8 +230,15 @@ def _gen_foreign(value: str, rng: random.Random) -> str:
 
 
 def gen_phone(value: str, rng: random.Random) -> str:
+    if _not_in_digits(value):
+        return _written_like(gen_phone(value.translate(_TO_DIGIT), rng), value)
     if value[0] == "+" and not value.startswith("+82"):  # foreign: keep the country code
-        cc = re.match(r"\+\d{1,3}(?=\D)", value) or re.match(r"\+\d", value)
+        # and a trunk "(0)" after it ("+44 (0)7911 …")
+        cc = (
+            re.match(r"\+\d{1,3}[ .\-]?\(0\)", value)
+            or re.match(r"\+\d{1,3}(?=\D)", value)
+            or re.match(r"\+\d", value)
+        )
         rest = _scramble(value[cc.end() :], rng)
         return cc.group() + re.sub(r"\d", lambda _: rng.choice("123456789"), rest, count=1)
     if foreign_number(value):  # "(+1) …", "0044 …", "1-310-…": the head kept
@@ -568,7 +601,7 @@ def _written(text: str, edits: list[tuple[int, int, str, str]]) -> tuple[str, li
 #: Detected values that are public and stay as they are, by the name they are counted under.
 PUBLIC_KINDS = {
     "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
-    "public_host": "a public institution's site with no path: www.gov.kr, law.go.kr",
+    "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
 }
 
 

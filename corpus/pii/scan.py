@@ -35,6 +35,7 @@ from corpus.pii.detectors import (
     PLATE_LETTERS,
     REGISTRY,
     TYPES,
+    WORD_PHONE_HINT,
     Detector,
 )
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
@@ -133,7 +134,7 @@ _DIGIT_GATE = (
     + DASHES
     + DASH_LOOKALIKES
     + PLATE_LETTERS
-    + r"]?\s?(?:\d|[(\[]?[음양]력)"
+    + r"~\u318d\u00b7\u2022]?\s?(?:\d|[(\[]?[음양]력)"
     r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)|(?<=[로길동리가] 산 )"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
@@ -161,12 +162,15 @@ _LETTER_GATES = {
     "email": r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+@",
     "url": r"(?:https?|ftp)://|www\.",
     "passport": r"[A-Z][A-Z]?\d",
+    "mobile": r"[Oo]1",  # the letter O for 0: "O1O-6243-8851"
+    "phone": r"[Oo]7",  # "O7O-8123-4409"
 }
 
 
 #: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
 _WRITTEN_EMAIL_GATE = (
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|골뱅이|앳))"
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?"
+    r"(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]))"
 )
 #: A written-out "@" other than "@" itself, as `corpus.pii.detectors.EMAIL_AT` reads it:
 #: "at" between brackets ("(at)", "[ at ]") or between spaces (" at "). Each pattern starts
@@ -175,41 +179,46 @@ _WRITTEN_AT_PATTERNS = tuple(
     w + rf"(?:(?:(?<=[(\[{{<]{w})|(?<=[(\[{{<]\s{w}))\s?[)\]}}>]|(?<= {w}) )" for w in ("at", "AT")
 )
 _WRITTEN_AT = tuple(re.compile(p) for p in _WRITTEN_AT_PATTERNS)
+_WORD_PHONE = re.compile(WORD_PHONE_HINT)
 
 
-#: "앳" as "@": spaced or bracketed ("id 앳 naver.com", "id(앳)daum.net"); not inside a
-#: word (the name 앳킨스 is in about one kowiki article in a thousand).
-_WRITTEN_AET = re.compile(r"앳[\s)\]}>]")
+#: "앳" (or its misspelling "엣") as "@": spaced or bracketed ("id 앳 naver.com",
+#: "id(앳)daum.net"); not inside a word (the name 앳킨스 is in about one kowiki article in
+#: a thousand; "엣지" is a word); "엣" also spaced or bracketed before it (실루엣).
+_WRITTEN_AET = re.compile(r"앳[\s)\]}>]|엣(?<=[\s(\[{<]엣)[\s)\]}>]")
 
 
 def written_forms(text: str) -> bool:
     """True when `text` may hold a written-out e-mail or a phone read out in Korean.
 
     Exact where it says False: a text without "@", without a written-out "@"
-    (`_WRITTEN_AT`, or the Korean "골뱅이"/"앳") and without "공일" holds neither form,
-    so `Scanner.find` scans it with the pattern that leaves their candidates out (they
-    cost 10-40% of the scan on Wikipedia text, where every Latin word would pass their
-    gate; a bare "at" inside "data" or "Nation" is in one kowiki article in six and says
-    nothing). Every form it looks for is also a hint of the first pass (`_SYMBOL_HINTS`,
-    `_LETTER_HINTS`): a form added here and not there is missed on texts without another
-    hint (tests/test_pii_first_pass.py).
+    (`_WRITTEN_AT`, or the Korean "골뱅이"/"앳"/"엣") and without the head of a phone
+    number read out in Korean (`WORD_PHONE_HINT`: "공일공 …", "영일영 …", "공이 오칠삼 …")
+    holds neither form, so `Scanner.find` scans it with the pattern that leaves their
+    candidates out (they cost 10-40% of the scan on Wikipedia text, where every Latin
+    word would pass their gate; a bare "at" inside "data" or "Nation" is in one kowiki
+    article in six and says nothing). Every form it looks for is also a hint of the
+    first pass (`_SYMBOL_HINTS`, `_LETTER_HINTS`): a form added here and not there is
+    missed on texts without another hint (tests/test_pii_first_pass.py).
     """
-    if "@" in text or "공일" in text:
+    if "@" in text:
+        return True
+    if ("공" in text or "영" in text) and _WORD_PHONE.search(text) is not None:
         return True
     # one-character searches first: a two-character one costs ~4% of the scan (kowiki)
     if "뱅" in text and "골뱅이" in text:
         return True
-    if "앳" in text and _WRITTEN_AET.search(text) is not None:
+    if ("앳" in text or "엣" in text) and _WRITTEN_AET.search(text) is not None:
         return True
     return any(rx.search(text) is not None for rx in _WRITTEN_AT)
 
 
-#: Where the per-text checks of `Scanner.find` find something: "@", "공일", a written-out
-#: "@" (`_WRITTEN_AT`, at its "a"; "골뱅이"; `_WRITTEN_AET`), and the letters after
-#: `BARE_HOST_HINT`'s dot. A text holds a match of one of these if and only if
-#: `written_forms` or `BARE_HOST_HINT` says so; the first pass (`Scanner._find_unhinted`)
-#: looks for them as candidates.
-_SYMBOL_HINTS = "|".join(("@", "공일", "골뱅이", _WRITTEN_AET.pattern))
+#: Where the per-text checks of `Scanner.find` find something: "@", a read-out phone's
+#: head (`WORD_PHONE_HINT`), a written-out "@" (`_WRITTEN_AT`, at its "a"; "골뱅이";
+#: `_WRITTEN_AET`), and the letters after `BARE_HOST_HINT`'s dot. A text holds a match of
+#: one of these if and only if `written_forms` or `BARE_HOST_HINT` says so; the first
+#: pass (`Scanner._find_unhinted`) looks for them as candidates.
+_SYMBOL_HINTS = "|".join(("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern))
 _LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
 _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
 _HINT_RX = re.compile("|".join(_HINTS))
@@ -233,10 +242,10 @@ def _rollback(text: str, at: int) -> int:
     """A position before which the per-text pattern claims what the first pass claimed.
 
     A candidate that only the per-text pattern has claims something only with a hint
-    in its own match: a read-out phone starts on its "공일"; a written-out e-mail has
-    its "@" or "at" at most `_EMAIL_REACH` characters after its start; a bare host's
-    dot is followed, through host characters only (`HOST_CHARS`), by its ".kr" or
-    ".com/". With no hint before `at`, no such candidate starts before the position
+    in its own match: a read-out phone starts on its head (`WORD_PHONE_HINT`); a
+    written-out e-mail has its "@" or "at" at most `_EMAIL_REACH` characters after its
+    start; a bare host's dot is followed, through host characters only (`HOST_CHARS`),
+    by its ".kr" or ".com/". With no hint before `at`, no such candidate starts before the position
     returned.
     """
     start = at
@@ -287,19 +296,19 @@ def _combined(
     if letter:
         gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
     # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳" do not
-    gates += [r"(?![0-9A-Za-z(.@공골앳])" if hints else r"(?![0-9A-Za-z(.])", r"\((?=[0+])"]
+    gates += [r"(?![0-9A-Za-z(.@공영골앳엣])" if hints else r"(?![0-9A-Za-z(.])", r"\((?=[0+])"]
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)
     else:
         first = first.replace(r"\.", "")
-    if not written:  # "공" starts only a phone number read out in Korean ("공일공 …")
-        first = first.replace("공", "")
+    if not written:  # "공", "영" start only a phone number read out ("공일공 …", "영이 …")
+        first = first.replace("공", "").replace("영", "")
     # a full-width digit, "＠" or "－": the scan starts again on the folded text (`find`)
     gates.append(f"[{WIDE_STARTS}]")
     if hints:  # before every detector, so a hint is never hidden behind another match
         gates.append(_SYMBOL_HINTS)
         body = f"(?P<{_HINT}>{_HINT_RX.pattern})|{body}"
-        first += "@공골앳A-Za-z"
+        first += "@공영골앳엣A-Za-z"
     body = f"(?P<{_WIDE}>[{WIDE_STARTS}])|{body}"  # first: "\d" in a pattern matches "０" too
     rx = re.compile(f"[{first}{WIDE_STARTS}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
     if rx.groups != len(detectors) + 1 + hints:  # m.lastgroup: a detector, _wide or _hint
@@ -441,7 +450,7 @@ class Scanner:
         """The spans of a text with no hint (`_HINTS`) and no full-width form; else where
         it stopped (`_Stop`).
 
-        This is `_find_hinted` without its five per-text checks ("@", "공일", two
+        This is `_find_hinted` without its five per-text checks ("@", a read-out head, two
         written-out "@" searches, `BARE_HOST_HINT`: 10-15% of the scan on Wikipedia
         text), which would each read the whole text again. It scans with the pattern
         that has neither bare-host nor written-form candidates, plus the hints as

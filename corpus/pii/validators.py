@@ -110,6 +110,14 @@ def luhn_ok(digits: str) -> bool:
     return len(digits) >= 2 and int(digits[-1]) == luhn_check_digit(digits[:-1])
 
 
+def ean13_ok(digits: str) -> bool:
+    """A 13-digit EAN/GTIN barcode number with a valid check digit (weights 1, 3 alternating)."""
+    if len(digits) != 13:
+        return False
+    total = sum(int(c) * (3 if i % 2 else 1) for i, c in enumerate(digits[:12]))
+    return int(digits[12]) == (10 - total % 10) % 10
+
+
 def ipv4_ok(value: str) -> bool:
     """A dotted-quad IPv4 address (no leading zeros, every octet 0-255)."""
     try:
