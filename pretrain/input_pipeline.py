@@ -46,8 +46,14 @@ import collections
 import json
 import os
 import struct
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import (
+    BrokenExecutor,
+    Executor,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+)
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -263,28 +269,20 @@ class PretrainLoader:
         return out
 
     def iter_from(self, start_step: int) -> Iterator[Batch]:
-        """Batches start_step, start_step+1, ... forever, `prefetch` of them built ahead."""
+        """Batches start_step, start_step+1, ... forever, `prefetch` of them built ahead.
+
+        If the worker processes die (a scheduler's SIGTERM sent to the whole process group,
+        an out-of-memory kill), the batches from the first lost one on are built in this
+        process instead, with one line on stderr: a batch is a pure function of its step, so
+        the stream is the same, and training reaches its next step boundary, where a
+        preemption notice is acted on (the checkpoint is saved), instead of stopping on a
+        BrokenProcessPool."""
         if self.prefetch <= 0 and self.num_workers <= 0:
             step = start_step
             while True:
                 yield self.batch(step)
                 step += 1
-        if self.num_workers > 0:
-            from multiprocessing import get_context
-
-            # spawn, not fork: the parent usually has JAX (and its threads) loaded.
-            pool = ProcessPoolExecutor(
-                self.num_workers,
-                mp_context=get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(self._args,),
-            )
-            submit = partial(pool.submit, _worker_batch)
-            depth = max(self.prefetch, 1) + self.num_workers
-        else:
-            pool = ThreadPoolExecutor(1, thread_name_prefix="pretrain-loader")
-            submit = partial(pool.submit, self.batch)
-            depth = self.prefetch
+        pool, submit, depth = self._pool()
         pending: collections.deque = collections.deque()
         step = start_step
 
@@ -293,22 +291,66 @@ class PretrainLoader:
                 pending.append(submit(step + len(pending)))
 
         try:
-            with spawning_deaf_to_ctrl_c():  # a process pool starts its workers in submit
-                fill()
+            try:
+                with spawning_deaf_to_ctrl_c():  # a process pool starts its workers in submit
+                    fill()
+            except BrokenExecutor:
+                pass  # met again in the loop, where the batches are then built here
             while True:
-                fill()
-                yield pending.popleft().result()
+                try:
+                    fill()  # submit raises too once the pool is broken
+                    batch = pending.popleft().result()
+                except BrokenExecutor as err:
+                    if not isinstance(pool, ProcessPoolExecutor):
+                        raise
+                    _stop(pool, pending)
+                    print(
+                        f"pretrain loader: worker processes stopped ({type(err).__name__}); "
+                        f"building batches in this process from step {step} on",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    pool, submit, depth = self._pool(processes=False)
+                    batch = self.batch(step)
+                yield batch
                 step += 1
         finally:
-            for fut in pending:
-                fut.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
+            _stop(pool, pending)
+
+    def _pool(self, processes: bool = True) -> tuple[Executor, Callable, int]:
+        """The executor that builds batches ahead, its submit(step), and how many to keep
+        in flight: `num_workers` processes (spawned, not forked: the parent usually has JAX
+        and its threads loaded), else one thread."""
+        if processes and self.num_workers > 0:
+            from multiprocessing import get_context
+
+            pool = ProcessPoolExecutor(
+                self.num_workers,
+                mp_context=get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(self._args,),
+            )
+            return (
+                pool,
+                partial(pool.submit, _worker_batch),
+                max(self.prefetch, 1) + self.num_workers,
+            )
+        pool = ThreadPoolExecutor(1, thread_name_prefix="pretrain-loader")
+        return pool, partial(pool.submit, self.batch), max(self.prefetch, 1)
 
     def __iter__(self) -> Iterator[Batch]:
         return self.iter_from(self.start_step)
 
 
 _WORKER_LOADER: PretrainLoader | None = None
+
+
+def _stop(pool: Executor, pending: collections.deque) -> None:
+    """Cancel the batches not yet built and let the pool go without waiting for it."""
+    for fut in pending:
+        fut.cancel()
+    pending.clear()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _init_worker(args: dict[str, Any]) -> None:

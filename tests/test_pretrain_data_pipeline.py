@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -397,6 +398,49 @@ def test_worker_processes_give_the_same_stream(built):
                 np.testing.assert_array_equal(got[key], ref.batch(step)[key])
     finally:
         par.close()
+
+
+def _loader_workers() -> list[int]:
+    """Pids of this process's spawned loader workers (not multiprocessing's resource tracker)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and b"spawn_main" in cmdline:
+            if b"resource_tracker" not in cmdline:
+                pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_loader_goes_on_when_its_workers_are_killed(built, capfd):
+    """A SIGTERM sent to the whole process group (Slurm, a TPU VM's shutdown) kills the loader's
+    workers before training reaches its checkpoint: the stream must go on, the same, built in
+    this process (without the fallback, next() raises BrokenProcessPool)."""
+    import signal
+    import time
+
+    ref = make_loader(built["roberta"], global_batch_size=4, seed=2, prefetch=0)
+    par = iter(make_loader(built["roberta"], global_batch_size=4, seed=2, num_workers=2))
+    try:
+        for step in range(8):
+            if step == 2:
+                workers = _loader_workers()
+                assert len(workers) == 2, workers
+                for pid in workers:
+                    os.kill(pid, signal.SIGTERM)
+                deadline = time.monotonic() + 30
+                while _loader_workers() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            got = next(par)
+            for key in BATCH_KEYS:
+                np.testing.assert_array_equal(got[key], ref.batch(step)[key])
+    finally:
+        par.close()
+    assert "building batches in this process from step" in capfd.readouterr().err
 
 
 def test_batch_statistics_catches_split_words(built):
