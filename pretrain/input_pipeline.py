@@ -47,6 +47,8 @@ import json
 import os
 import struct
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import (
     BrokenExecutor,
@@ -354,10 +356,24 @@ def _stop(pool: Executor, pending: collections.deque) -> None:
 
 
 def _init_worker(args: dict[str, Any]) -> None:
-    """Loader worker start: Ctrl-C is the parent's (pretrain.main checkpoints on it)."""
+    """Loader worker start: Ctrl-C is the parent's (pretrain.main checkpoints on it), and a
+    worker whose parent is gone exits (see `_exit_with_parent`)."""
     global _WORKER_LOADER
     ignore_ctrl_c()
+    threading.Thread(
+        target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch"
+    ).start()
     _WORKER_LOADER = PretrainLoader(**args, prefetch=0, num_workers=0)
+
+
+def _exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """Exit this worker once its parent has died. A ProcessPoolExecutor's worker waits on a
+    queue whose write end it holds itself, so it never sees its parent die: a training
+    process killed with SIGKILL (an out-of-memory kill) would leave its loader workers
+    running, holding their memory, until the machine is rebooted."""
+    while os.getppid() == parent:
+        time.sleep(every_s)
+    os._exit(1)
 
 
 def _worker_batch(step: int) -> Batch:

@@ -400,19 +400,31 @@ def test_worker_processes_give_the_same_stream(built):
         par.close()
 
 
-def _loader_workers() -> list[int]:
-    """Pids of this process's spawned loader workers (not multiprocessing's resource tracker)."""
+def _children_of(parent: int) -> list[int]:
+    """Pids whose parent is `parent`, read from /proc."""
     pids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes()
-        except OSError:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             continue
-        if int(fields[1]) == os.getpid() and b"spawn_main" in cmdline:
-            if b"resource_tracker" not in cmdline:
-                pids.append(int(stat.parent.name))
+        if ppid == parent:
+            pids.append(int(stat.parent.name))
     return pids
+
+
+def _is_loader_worker(pid: int) -> bool:
+    """A spawned worker (not multiprocessing's resource tracker, not a reaped zombie)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"spawn_main" in cmdline and b"resource_tracker" not in cmdline
+
+
+def _loader_workers() -> list[int]:
+    """Pids of this process's spawned loader workers."""
+    return [p for p in _children_of(os.getpid()) if _is_loader_worker(p)]
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
@@ -441,6 +453,53 @@ def test_loader_goes_on_when_its_workers_are_killed(built, capfd):
     finally:
         par.close()
     assert "building batches in this process from step" in capfd.readouterr().err
+
+
+_ORPHAN_PARENT = """
+import sys, time
+from pretrain.input_pipeline import make_loader
+if __name__ == "__main__":
+    it = iter(make_loader(sys.argv[1], global_batch_size=4, seed=2, num_workers=2))
+    next(it)
+    print("ready", flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
+def test_loader_workers_exit_when_the_training_process_is_killed(built, tmp_path):
+    """SIGKILL of the training process (an out-of-memory kill) must not leave its loader
+    workers behind (without the parent watch they sleep on their queue for ever)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(_ORPHAN_PARENT)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(built["roberta"])],
+        stdout=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        workers = [p for p in _children_of(proc.pid) if _is_loader_worker(p)]
+        assert len(workers) == 2, workers
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{p}").exists() for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alive = [p for p in workers if Path(f"/proc/{p}").exists()]
+    finally:
+        proc.kill()
+        proc.wait()
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"loader workers {alive} outlived the killed training process"
 
 
 def test_batch_statistics_catches_split_words(built):
