@@ -4,8 +4,8 @@
 points. `run` wraps a stage's ``main`` so that bad input, a refused output
 folder or a failed shard end with one ``error: file:line: reason`` line and
 exit status 2, never a bare traceback; Ctrl-C ends with one line and status 130.
-Worker processes leave Ctrl-C to their parent: they are spawned inside
-`spawning_deaf_to_ctrl_c` and start with `ignore_ctrl_c`.
+Worker processes leave Ctrl-C to their parent and do not outlive it: they are spawned
+inside `spawning_deaf_to_ctrl_c` and start with `start_worker`.
 `report_errors` is the same error exit for a ``main`` that returns its status
 (the export and predict commands of ``pretrain`` and ``finetune``, which tests
 call in-process).
@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import multiprocessing
+import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from corpus.textio import InputError
@@ -30,6 +33,33 @@ def ignore_ctrl_c() -> None:
     """Worker initialiser: Ctrl-C reaches the whole process group; only the parent acts on
     it (and stops the workers), so no worker prints a traceback of its own."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def exit_with_parent(every_s: float = 1.0) -> None:
+    """In a worker process: a daemon thread that exits the process once its parent has died.
+
+    A ProcessPoolExecutor's or multiprocessing Pool's worker waits on a queue whose write end
+    it holds itself, so it never sees its parent die: a stage or training process killed with
+    SIGKILL (an out-of-memory kill) left its workers running, holding their memory, until the
+    machine was rebooted (two such orphans were still there 23 s after the kill). The parent
+    is the one multiprocessing recorded when it spawned this worker, so a parent already gone
+    before this call (the worker is then a child of init) is noticed too."""
+    spawner = multiprocessing.parent_process()
+    parent = spawner.pid if spawner is not None else os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def start_worker() -> None:
+    """Worker initialiser of every process pool: Ctrl-C is the parent's (`ignore_ctrl_c`) and
+    the worker goes when its parent goes (`exit_with_parent`)."""
+    ignore_ctrl_c()
+    exit_with_parent()
 
 
 @contextlib.contextmanager

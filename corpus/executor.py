@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus import progress, sharding
-from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
+from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
 from corpus.readers import ReadOptions, expand_inputs, iter_records
 from corpus.records import CorpusRecord
 from corpus.sharding import Shard
@@ -584,7 +584,7 @@ def _execute_pool(process, jobs, workers, init, init_args, tick, report) -> None
     ctx = multiprocessing.get_context("spawn")
     with spawning_deaf_to_ctrl_c():
         size = min(workers, len(jobs))
-        pool = ProcessPoolExecutor(size, mp_context=ctx, initializer=ignore_ctrl_c)
+        pool = ProcessPoolExecutor(size, mp_context=ctx, initializer=start_worker)
         futures = {pool.submit(run_shard, process, job, init, init_args): job for job in jobs}
     try:
         pending = set(futures)

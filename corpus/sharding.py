@@ -106,11 +106,11 @@ def _range_shards(path: str, size: int, shard_bytes: int, fmt: str, workers: int
     if workers > 1 and len(tasks) > 1:
         import multiprocessing
 
-        from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
+        from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
 
         ctx = multiprocessing.get_context("spawn")
         with spawning_deaf_to_ctrl_c():
-            pool = ctx.Pool(min(workers, len(tasks)), initializer=ignore_ctrl_c)
+            pool = ctx.Pool(min(workers, len(tasks)), initializer=start_worker)
         with pool:
             counts = pool.map(_count_task, tasks)
     else:

@@ -403,7 +403,7 @@ def _run_shards(jobs: list[dict], workers: int, out: Path, log) -> list[dict]:
     """Builds every shard (finished ones are read back), one progress line per shard with
     records/s and an ETA by input bytes; Ctrl-C stops at once and raises
     `corpus.executor.Interrupted` (finished shards are kept: the next run resumes)."""
-    from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
+    from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
     from corpus.executor import Interrupted
     from corpus.progress import format_duration
 
@@ -438,7 +438,7 @@ def _run_shards(jobs: list[dict], workers: int, out: Path, log) -> list[dict]:
             ctx = get_context("spawn")
             flags = [_finished(j) for j in jobs]
             with spawning_deaf_to_ctrl_c():  # map submits every job: the workers start here
-                pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=ignore_ctrl_c)
+                pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=start_worker)
                 results_in_order = pool.map(build_shard, jobs)
             for job, was_done, res in zip(jobs, flags, results_in_order, strict=True):
                 report(job, res, was_done)

@@ -47,8 +47,6 @@ import json
 import os
 import struct
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import (
     BrokenExecutor,
@@ -62,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
+from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
 from pretrain import example_store, storage
 from pretrain.masking import (
     MASK_ID,
@@ -356,24 +354,11 @@ def _stop(pool: Executor, pending: collections.deque) -> None:
 
 
 def _init_worker(args: dict[str, Any]) -> None:
-    """Loader worker start: Ctrl-C is the parent's (pretrain.main checkpoints on it), and a
-    worker whose parent is gone exits (see `_exit_with_parent`)."""
+    """Loader worker start: Ctrl-C is the parent's (pretrain.main checkpoints on it), and the
+    worker exits when its parent is gone (`corpus.cli.start_worker`)."""
     global _WORKER_LOADER
-    ignore_ctrl_c()
-    threading.Thread(
-        target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch"
-    ).start()
+    start_worker()
     _WORKER_LOADER = PretrainLoader(**args, prefetch=0, num_workers=0)
-
-
-def _exit_with_parent(parent: int, every_s: float = 1.0) -> None:
-    """Exit this worker once its parent has died. A ProcessPoolExecutor's worker waits on a
-    queue whose write end it holds itself, so it never sees its parent die: a training
-    process killed with SIGKILL (an out-of-memory kill) would leave its loader workers
-    running, holding their memory, until the machine is rebooted."""
-    while os.getppid() == parent:
-        time.sleep(every_s)
-    os._exit(1)
 
 
 def _worker_batch(step: int) -> Batch:

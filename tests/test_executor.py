@@ -377,3 +377,60 @@ def test_every_worker_pool_spawns_its_workers_deaf_to_ctrl_c(tmp_path):
     assert done.returncode == 0, done.stderr
     seen = [(started / name).read_text() for name in os.listdir(started)]
     assert len(seen) == 4 and set(seen) == {"ignored"}, seen
+
+
+ORPHAN_SCRIPT = textwrap.dedent(
+    """
+    import multiprocessing, time
+    from corpus.cli import start_worker
+
+    def sleep():
+        start_worker()
+        time.sleep(120)
+
+    if __name__ == "__main__":
+        workers = [multiprocessing.get_context("spawn").Process(target=sleep) for _ in range(2)]
+        for w in workers:
+            w.start()
+        print(*(w.pid for w in workers), flush=True)
+        time.sleep(120)
+    """
+)
+
+
+def test_a_started_worker_exits_when_its_parent_is_killed(tmp_path):
+    """`corpus.cli.start_worker` (every pool's worker initialiser): a parent killed with SIGKILL
+    leaves no worker behind (a pool's worker waits for ever on its own queue otherwise)."""
+    script = tmp_path / "parent.py"
+    script.write_text(ORPHAN_SCRIPT)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=os.path.dirname(os.path.dirname(__file__)),
+        env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(__file__))},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        workers = [int(p) for p in proc.stdout.readline().split()]
+        assert len(workers) == 2
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(_alive(p) for p in workers):
+            time.sleep(0.1)
+        alive = [p for p in workers if _alive(p)]
+    finally:
+        proc.kill()
+        proc.wait()
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"workers {alive} outlived their killed parent"
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie, exited but not reaped, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
-from corpus.cli import ignore_ctrl_c, spawning_deaf_to_ctrl_c
+from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
 from tokenizer.wordpiece import bert_normalizer, bert_pre_tokenizer, training_unit
 
 #: Longest run of unaligned characters skipped to re-synchronise with Mecab.
@@ -260,8 +260,9 @@ def count_units(
 
 def _init_pool_worker(morphemes: bool) -> None:
     """Pool worker start: Ctrl-C reaches the whole process group, and only the parent acts on
-    it (leaving the pool terminates the workers), so no worker prints a traceback."""
-    ignore_ctrl_c()
+    it (leaving the pool terminates the workers), so no worker prints a traceback; a worker
+    exits when its parent dies (`corpus.cli.start_worker`)."""
+    start_worker()
     _init_worker(morphemes)
 
 
