@@ -744,3 +744,51 @@ def test_hangul_in_a_bare_host_s_path_after_a_slash_or_a_dash(text, value):
 )  # fmt: skip
 def test_a_date_that_is_the_day_of_a_birthday_is_no_birth_date(text):
     assert _found(text) == []
+
+
+_INSTITUTIONS = ["서울특별시청", "부산광역시청", "경기도청", "강남구청",
+                 "서울특별시교육청", "대검찰청", "서울중앙지방법원", "수원지방법원 안산지원",
+                 "정부세종청사", "국세청", "국회", "서울대학교 관악캠퍼스", "한빛대학교",
+                 "국립중앙도서관", "국립현대미술관 서울관", "국민건강보험공단",
+                 "한국토지주택공사", "역삼1동 주민센터", "마포우체국", "서초경찰서",
+                 "KAIST"]  # fmt: skip
+_SEPARATORS = [" ", "(", ": ", " 주소 ", " 소재지: ", " 위치: "]
+_PUBLIC_ADDRESSES = ["서울 중구 세종대로 110", "대전 서구 청사로 189", "세종특별자치시 다솜로 261",
+                     "수원시 영통구 도청로 30", "부산 연제구 중앙대로 1001 1층"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _INSTITUTIONS)
+@pytest.mark.parametrize("sep", _SEPARATORS)
+def test_an_institution_s_address_right_after_its_name_is_kept_and_counted(name, sep):
+    """A public building's address names no one: detected, kept, counted apart."""
+    address = random.Random(name + sep).choice(_PUBLIC_ADDRESSES)
+    close = ")" if sep == "(" else ""
+    text = f"{name}{sep}{address}{close} 민원실 방문"
+    out, spans, kept = PZ.apply_counted(text)
+    assert (out, spans, kept) == (text, [], {"institution_address": 1})
+
+
+def test_the_room_after_an_institution_s_bracketed_address_is_kept_too():
+    text = "서울대학교 관악캠퍼스(서울 관악구 관악로 1) 301동 118호 강의실"
+    assert PZ.apply_counted(text) == (text, [], {"institution_address": 2})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["시청 근처 서울 중구 세종대로 110 에 삽니다",  # near, beside, in front of, across
+     "서초경찰서 옆 서울 서초구 반포대로 179 302호",
+     "구청 앞 서울 강남구 학동로 426 빌라 2층",
+     "도서관 건너편 서울 서초구 반포대로 201-3",
+     "한빛대학교 기숙사 서울 관악구 관악로 1 919동 302호",  # a student's room
+     "한빛대학교 생활관(서울 관악구 관악로 1) 919동 302호",
+     "한빛전자 서울 서초구 서초대로 74길 11",  # a company is no institution
+     "고객센터 서울 강남구 테헤란로 152",
+     "배송 신청 서울 강남구 테헤란로 152",  # 신청 is no 청
+     "법원에 냈습니다. 제 주소는 서울 서초구 서초중앙로 157",  # the name far before
+     "학교: 한빛초등학교 주소: 경기 수원시 영통구 광교로 55",  # a record's field
+     "서울특별시청 서울 중구 세종대로 110 에 살아요"],
+)  # fmt: skip
+def test_a_home_near_an_institution_or_a_company_s_address_is_replaced(text):
+    out, spans, kept = PZ.apply_counted(text)
+    assert [sp.type for sp in spans if sp.type == "address"] and not kept, text
+    assert out != text

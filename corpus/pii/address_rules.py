@@ -262,3 +262,63 @@ def accept_address(text: str, m: re.Match, floor: int):
     if pm and text[pm.end() : start].strip(" ") == "":
         start = pm.start()
     return start, end
+
+
+#: A public institution's name, the last word before its address: a word ending in one of
+#: these (시청, 구청 … 학교), one of the nationwide agencies ending in 청 (not 신청, 요청,
+#: 초청: an ordinary 청 word is no institution), a public corporation or agency (…도시공사,
+#: …연금공단; not 공사 "construction" alone), 국회, or a research university's or institute's
+#: Latin acronym written as a word (KAIST, ETRI). A company, a shop or a 고객센터 is none.
+_INSTITUTION_WORD = (
+    r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|검찰청|경찰청|지청|청사|법원|경찰서|세무서|소방서"
+    r"|우체국|주민센터|행정복지센터|보건소|도서관|박물관|미술관|대학교|대학|캠퍼스|학교)"
+    r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
+    r"|방위사업|재외동포|우주항공)청"
+    r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
+    r"|[가-힣]*(?:보험|연금|복지|관리|진흥|안전|환경)공단|국회(?:의사당)?"
+    r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
+)
+#: What may stand between the name and the address: a hall, campus or branch of it
+#: ("서울관", "관악캠퍼스", "안산지원"), then spaces, "(", ":", "," and the words 주소/소재지/
+#: 위치. A word such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's
+#: address near it.
+_INSTITUTION_SEP = (
+    r"(?:\s[가-힣A-Za-z0-9]{1,6}(?:관|캠퍼스|청사|지원|지청|분원|분관))?"
+    r"(?P<sep>(?:[\s(:：,]|주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?)*)"
+)
+_INSTITUTION_BEFORE = re.compile(_INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
+#: A bare unit after the institution's bracketed address:
+#: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
+_INSTITUTION_UNIT_BEFORE = re.compile(_INSTITUTION_WORD + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+#: Where someone lives or stays: a dormitory room, an official residence, a staff flat. A
+#: student's dormitory room names its student, so a 기숙사 address is replaced.
+_RESIDENCE_NEAR = re.compile(r"기숙사|생활관|관사|사택|숙소|자택")
+#: Residence words right after an address: "… 1에 살아요" is someone's home.
+_LIVES_AFTER = re.compile(r"\s?(?:에\s?(?:살|거주|사는|사시|이사)|에서\s?(?:살|거주)|으?로\s?이사)")
+#: A field label before the institution: "학교: 한빛초등학교 주소: …" is a person's record.
+_LABEL_BEFORE = re.compile(r"[:：]\s?[가-힣A-Za-z0-9]*$")
+_WINDOW = 40
+
+
+def institution_address(text: str, start: int, end: int) -> bool:
+    """True when the address text[start:end] is a public institution's, named right before it.
+
+    The institution's name directly before the address (`_INSTITUTION_WORD`, then at most
+    a hall and a separator: "서울특별시청(서울 중구 세종대로 110)", "국회 주소 서울특별시 …",
+    "서울중앙지방법원: 서울 서초구 …") makes it a public building's address, which names no
+    one: it is kept, with its building, floor and room tail (a bare unit right after the
+    bracketed address too). Not when someone lives there: a dormitory or residence word
+    near it, a residence word after it ("…에 살아요"), or a record whose 주소 field
+    follows the institution as another field's value ("학교: …학교 주소: …").
+    """
+    lo = max(0, start - _WINDOW)
+    before = text[lo:start]
+    m = _INSTITUTION_BEFORE.search(before)
+    if m is None and text[start].isdigit():  # only a bare unit starts with its number
+        m = _INSTITUTION_UNIT_BEFORE.search(before)
+    if m is None:
+        return False
+    if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or _LIVES_AFTER.match(text, end):
+        return False
+    sep = m.group("sep")
+    return not ("주소" in sep and ":" in sep and _LABEL_BEFORE.search(before, 0, m.start()))
