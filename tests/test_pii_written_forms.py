@@ -792,3 +792,33 @@ def test_a_home_near_an_institution_or_a_company_s_address_is_replaced(text):
     out, spans, kept = PZ.apply_counted(text)
     assert [sp.type for sp in spans if sp.type == "address"] and not kept, text
     assert out != text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_old_regional_plate_with_one_digit_and_spaces(seed):
+    rng = random.Random(seed)
+    region = rng.choice(["부산", "대구", "전북", "서울", "경기"])
+    plate = f"{region} {rng.randint(1, 9)} {rng.choice('가나다라마바사')} {rng.randint(1000, 9999)}"
+    text = f"{plate} {rng.choice(['택시가', '버스가', '트럭이', '승용차가'])} 지나갔다"
+    assert _found(text) == [(plate, "plate")]
+    assert plate not in PZ.apply(text)[0]
+
+
+def test_a_one_digit_plate_needs_its_region():
+    assert _found("7 라 1290 택시가 지나갔다") == []
+    assert _found("부산 7 라 1290명") == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_plate_with_every_digit_spaced(seed):
+    rng = random.Random(seed)
+    head = " ".join(str(rng.randint(1, 9)) for _ in range(rng.choice([2, 3])))
+    tail = " ".join(str(rng.randint(0, 9)) for _ in range(4))
+    plate = f"{head} {rng.choice('가나고너보')} {tail}"
+    text = f"차량 번호가 {plate} 인 승용차가"
+    assert _found(text) == [(plate, "plate")]
+
+
+def test_a_spaced_plate_is_exactly_its_digits():
+    assert _found("표 1 2 3 4 가 5 6 7 8 9 순서") == []
+    assert _found("1 2 가 3 4 5 6 명") == []
