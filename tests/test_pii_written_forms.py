@@ -822,3 +822,34 @@ def test_a_plate_with_every_digit_spaced(seed):
 def test_a_spaced_plate_is_exactly_its_digits():
     assert _found("표 1 2 3 4 가 5 6 7 8 9 순서") == []
     assert _found("1 2 가 3 4 5 6 명") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("my address is 서울 용산구 이태원동 34-19 2F, 노크", "서울 용산구 이태원동 34-19 2F"),
+     ("마포구 망원동 412-7 B1F 창고", "마포구 망원동 412-7 B1F"),
+     ("강서구 화곡동 1031-1 번지 연립 가동 202호요", "강서구 화곡동 1031-1 번지 연립 가동 202호"),
+     ("강서구 화곡동 88 번지 빌라 나동 301호입니다", "강서구 화곡동 88 번지 빌라 나동 301호"),
+     ("서울 동작구 노량진로 100 지하2층 B-12 매장", "서울 동작구 노량진로 100 지하2층 B-12"),
+     ("중구 명동2가 25-2 1층 A12 가게", "중구 명동2가 25-2 1층 A12"),
+     ("주소:대구 달서구 상인동 1512-3 1 층 (오류)", "대구 달서구 상인동 1512-3 1 층")],
+)  # fmt: skip
+def test_a_latin_floor_a_spaced_floor_a_shop_number_and_a_unit_before_yo(text, value):
+    assert _found(text) == [(value, "address")]
+
+
+def test_a_lot_with_a_dash_look_alike_is_one_address_and_one_value():
+    text = "① 경북 포항시 북구 양덕동 2018-6\n② 경북 포항시 북구 양덕동 2018ㅡ6"
+    assert _found(text) == [("경북 포항시 북구 양덕동 2018-6", "address"),
+                            ("경북 포항시 북구 양덕동 2018ㅡ6", "address")]  # fmt: skip
+    assert "2018" not in PZ.apply(text)[0]
+
+
+def test_a_lot_with_the_letter_o_for_zero_is_a_copy_of_the_lot_with_zero():
+    text = "주소: 부산 사하구 하단동 6O7-3\n(하단동 607-3 맞습니다)"
+    out, spans = PZ.apply(text)
+    assert [text[s.start : s.end] for s in spans] == ["부산 사하구 하단동 6O7-3", "하단동 607-3"]
+    first, second = out.split("\n")
+    lot = (first.split()[-2] + first.split()[-1]).replace("O", "0")
+    assert lot == second[1:].split(" 맞")[0].replace(" ", "").replace("O", "0")  # one pseudonym
+    assert "하단동" not in out and "607" not in out

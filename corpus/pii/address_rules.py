@@ -28,6 +28,11 @@ import re
 
 from corpus.pii import places
 
+#: A house or lot number after its first digit: up to four more digits and a branch after a
+#: dash ("622", "47-89"), the dash also the jamo look-alike ㅡ ("2018ㅡ6"), and a letter O
+#: read for a 0 between digits ("6O7-3", an OCR or typing slip; a copy written with 0 is
+#: the same value, `corpus.pii.copies.key_of`).
+LOT_REST = r"(?:[Oo]?\d){0,4}(?:[-\u3161]\d(?:[Oo]?\d){0,3})?"
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
@@ -62,7 +67,7 @@ _BUILDING_NAME = (
     r"(?=\s?" + _BELOW + r"[A-Za-z]?\d))?"
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
-UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]|예요))"
+UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였요]|예요))"
 #: A unit may carry a letter: "B01호" (a basement unit), "A동 302호", "B1층".
 _UNIT = (
     r"(?:(?:[A-Za-z]?\d{1,4}|"
@@ -80,9 +85,25 @@ _NAMED_COMPLEX = (
     r"(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9})?"
     r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r"))?"
 )
+#: A floor: "3층", "지하2층", "B1층", spaced "1 층", or Latin "2F", "B1F"; a shop's Latin-lettered
+#: number may follow it ("지하2층 B-12", "1층 A12": only after a floor, where it is a room;
+#: "B02호" is a unit, `_UNIT`).
+_FLOOR = (
+    r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9]))"
+    r"(?:\s[A-Za-z]-?\d{1,4}(?![0-9A-Za-z호-]))?"
+)
 _UNITS_AND_LOT = (
-    r"(?:" + _COMMA + r"\s?" + _UNIT + r"|" + _COMMA + r"\s?(?:지하\s?|지층\s?|[Bb])?\d{1,3}층"
-    r"|\s?" + _LONE_BLOCK + r")*"
+    r"(?:"
+    + _COMMA
+    + r"\s?"
+    + _UNIT
+    + r"|"
+    + _COMMA
+    + r"\s?"
+    + _FLOOR
+    + r"|\s?"
+    + _LONE_BLOCK
+    + r")*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
 _ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
@@ -137,8 +158,8 @@ def tokens_before(text: str, lo: int, s: int) -> list[list]:
     for w in reversed(words):
         if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
             break
-        if "(" in w[2][:-1]:  # "사유지(운동동": the word inside the bracket
-            cut = w[2].rindex("(") + 1
+        cut = max(w[2].rfind("(", 0, len(w[2]) - 1), w[2].rfind(":", 0, len(w[2]) - 1)) + 1
+        if cut:  # "사유지(운동동", "주소:대구": the word inside the bracket or after the colon
             w = [w[0] + cut, w[1], w[2][cut:]]
             if w[2]:
                 out.append(w)
@@ -212,7 +233,7 @@ def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: i
         return False  # "최대사거리 1500-2000": a range, not a lot
     if _STREET_FORM.search(road):
         return True
-    if "-" in num and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
+    if re.search("[-\u3161]", num) and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
         return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
     if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
         return True

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpus.pii.address_rules import accept_address
+from corpus.pii.address_rules import LOT_REST, accept_address
 from corpus.pii.birthdates import birth_context, birth_date_valid, is_cutoff, lifespan
 from corpus.pii.validators import (
     DASH_LOOKALIKES,
@@ -837,7 +837,7 @@ register(Detector(
     "address", 16,
     r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d)"
     r"|(?<=[로길동리가] 산 \d))"
-    r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
+    + LOT_REST + r"(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
     "0-9", accept_address,
     "road-name or lot-number address (with postal code when present); apartment unit N동 N호",
