@@ -768,6 +768,13 @@ def test_an_institution_s_address_right_after_its_name_is_kept_and_counted(name,
     assert (out, spans, kept) == (text, [], {"institution_address": 1})
 
 
+@pytest.mark.parametrize("particle", ["은", "는", "이", "가"])
+def test_an_encyclopedia_s_institution_with_a_particle_before_its_address(particle):
+    name = "강남구청" if particle in "은이" else "한빛대학교"
+    text = f"{name}{particle} 서울 강남구 학동로 426에 있다."
+    assert PZ.apply_counted(text) == (text, [], {"institution_address": 1})
+
+
 def test_the_room_after_an_institution_s_bracketed_address_is_kept_too():
     text = "서울대학교 관악캠퍼스(서울 관악구 관악로 1) 301동 118호 강의실"
     assert PZ.apply_counted(text) == (text, [], {"institution_address": 2})
@@ -786,7 +793,10 @@ def test_the_room_after_an_institution_s_bracketed_address_is_kept_too():
      "배송 신청 서울 강남구 테헤란로 152",  # 신청 is no 청
      "법원에 냈습니다. 제 주소는 서울 서초구 서초중앙로 157",  # the name far before
      "학교: 한빛초등학교 주소: 경기 수원시 영통구 광교로 55",  # a record's field
-     "서울특별시청 서울 중구 세종대로 110 에 살아요"],
+     "서울특별시청 서울 중구 세종대로 110 에 살아요",
+     "학교는 서울 강남구 역삼동 622-3에 살아요",  # a particle, then a residence word
+     "학교가 서울 강남구 학동로 426 근처라서",  # the address is a reference point
+     "청원자는 서울 강남구 학동로 426에 있습니다"],
 )  # fmt: skip
 def test_a_home_near_an_institution_or_a_company_s_address_is_replaced(text):
     out, spans, kept = PZ.apply_counted(text)

@@ -300,11 +300,11 @@ _INSTITUTION_WORD = (
     r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
 )
 #: What may stand between the name and the address: a hall, campus or branch of it
-#: ("서울관", "관악캠퍼스", "안산지원"), then spaces, "(", ":", "," and the words 주소/소재지/
-#: 위치. A word such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's
-#: address near it.
+#: ("서울관", "관악캠퍼스", "안산지원"), a subject or topic particle (an encyclopedia's
+#: "…구청은 서울 … 에 있다"), then spaces, "(", ":", "," and the words 주소/소재지/위치. A
+#: word such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's address.
 _INSTITUTION_SEP = (
-    r"(?:\s[가-힣A-Za-z0-9]{1,6}(?:관|캠퍼스|청사|지원|지청|분원|분관))?"
+    r"(?:\s[가-힣A-Za-z0-9]{1,6}(?:관|캠퍼스|청사|지원|지청|분원|분관))?(?:은|는|이|가)?"
     r"(?P<sep>(?:[\s(:：,]|주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?)*)"
 )
 _INSTITUTION_BEFORE = re.compile(_INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
@@ -314,8 +314,12 @@ _INSTITUTION_UNIT_BEFORE = re.compile(_INSTITUTION_WORD + _INSTITUTION_SEP + r"\
 #: Where someone lives or stays: a dormitory room, an official residence, a staff flat. A
 #: student's dormitory room names its student, so a 기숙사 address is replaced.
 _RESIDENCE_NEAR = re.compile(r"기숙사|생활관|관사|사택|숙소|자택")
-#: Residence words right after an address: "… 1에 살아요" is someone's home.
-_LIVES_AFTER = re.compile(r"\s?(?:에\s?(?:살|거주|사는|사시|이사)|에서\s?(?:살|거주)|으?로\s?이사)")
+#: Residence words right after an address ("… 1에 살아요" is someone's home), or a word that
+#: makes it a reference point ("학교가 … 근처다": the place near it may be someone's home).
+_LIVES_AFTER = re.compile(
+    r"\s?(?:에\s?(?:살|거주|사는|사시|이사)|에서\s?(?:살|거주)|으?로\s?이사"
+    r"|근처|옆|앞|부근|인근|건너편|맞은편|주변)"
+)
 #: A field label before the institution: "학교: 한빛초등학교 주소: …" is a person's record.
 _LABEL_BEFORE = re.compile(r"[:：]\s?[가-힣A-Za-z0-9]*$")
 _WINDOW = 40
@@ -329,8 +333,8 @@ def institution_address(text: str, start: int, end: int) -> bool:
     "서울중앙지방법원: 서울 서초구 …") makes it a public building's address, which names no
     one: it is kept, with its building, floor and room tail (a bare unit right after the
     bracketed address too). Not when someone lives there: a dormitory or residence word
-    near it, a residence word after it ("…에 살아요"), or a record whose 주소 field
-    follows the institution as another field's value ("학교: …학교 주소: …").
+    near it, a residence or nearness word after it ("…에 살아요", "… 근처"), or a record
+    whose 주소 field follows the institution as another field's value ("학교: …학교 주소: …").
     """
     lo = max(0, start - _WINDOW)
     before = text[lo:start]
