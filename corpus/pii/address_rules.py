@@ -32,7 +32,7 @@ from corpus.pii import places
 #: dash ("622", "47-89"), the dash also the jamo look-alike ㅡ ("2018ㅡ6"), and a letter O
 #: read for a 0 between digits ("6O7-3", an OCR or typing slip; a copy written with 0 is
 #: the same value, `corpus.pii.copies.key_of`).
-LOT_REST = r"(?:[Oo]?\d){0,4}(?:[-\u3161]\d(?:[Oo]?\d){0,3})?"
+LOT_REST = r"\d{0,4}(?:[Oo]\d{1,3})?(?:[-\u3161]\d{1,4}(?:[Oo]\d{1,2})?)?"
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
