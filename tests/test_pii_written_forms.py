@@ -744,3 +744,122 @@ def test_hangul_in_a_bare_host_s_path_after_a_slash_or_a_dash(text, value):
 )  # fmt: skip
 def test_a_date_that_is_the_day_of_a_birthday_is_no_birth_date(text):
     assert _found(text) == []
+
+
+_INSTITUTIONS = ["서울특별시청", "부산광역시청", "경기도청", "강남구청",
+                 "서울특별시교육청", "대검찰청", "서울중앙지방법원", "수원지방법원 안산지원",
+                 "정부세종청사", "국세청", "국회", "서울대학교 관악캠퍼스", "한빛대학교",
+                 "국립중앙도서관", "국립현대미술관 서울관", "국민건강보험공단",
+                 "한국토지주택공사", "역삼1동 주민센터", "마포우체국", "서초경찰서",
+                 "KAIST"]  # fmt: skip
+_SEPARATORS = [" ", "(", ": ", " 주소 ", " 소재지: ", " 위치: "]
+_PUBLIC_ADDRESSES = ["서울 중구 세종대로 110", "대전 서구 청사로 189", "세종특별자치시 다솜로 261",
+                     "수원시 영통구 도청로 30", "부산 연제구 중앙대로 1001 1층"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _INSTITUTIONS)
+@pytest.mark.parametrize("sep", _SEPARATORS)
+def test_an_institution_s_address_right_after_its_name_is_kept_and_counted(name, sep):
+    """A public building's address names no one: detected, kept, counted apart."""
+    address = random.Random(name + sep).choice(_PUBLIC_ADDRESSES)
+    close = ")" if sep == "(" else ""
+    text = f"{name}{sep}{address}{close} 민원실 방문"
+    out, spans, kept = PZ.apply_counted(text)
+    assert (out, spans, kept) == (text, [], {"institution_address": 1})
+
+
+@pytest.mark.parametrize("particle", ["은", "는", "이", "가"])
+def test_an_encyclopedia_s_institution_with_a_particle_before_its_address(particle):
+    name = "강남구청" if particle in "은이" else "한빛대학교"
+    text = f"{name}{particle} 서울 강남구 학동로 426에 있다."
+    assert PZ.apply_counted(text) == (text, [], {"institution_address": 1})
+
+
+def test_the_room_after_an_institution_s_bracketed_address_is_kept_too():
+    text = "서울대학교 관악캠퍼스(서울 관악구 관악로 1) 301동 118호 강의실"
+    assert PZ.apply_counted(text) == (text, [], {"institution_address": 2})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["시청 근처 서울 중구 세종대로 110 에 삽니다",  # near, beside, in front of, across
+     "서초경찰서 옆 서울 서초구 반포대로 179 302호",
+     "구청 앞 서울 강남구 학동로 426 빌라 2층",
+     "도서관 건너편 서울 서초구 반포대로 201-3",
+     "한빛대학교 기숙사 서울 관악구 관악로 1 919동 302호",  # a student's room
+     "한빛대학교 생활관(서울 관악구 관악로 1) 919동 302호",
+     "한빛전자 서울 서초구 서초대로 74길 11",  # a company is no institution
+     "고객센터 서울 강남구 테헤란로 152",
+     "배송 신청 서울 강남구 테헤란로 152",  # 신청 is no 청
+     "법원에 냈습니다. 제 주소는 서울 서초구 서초중앙로 157",  # the name far before
+     "학교: 한빛초등학교 주소: 경기 수원시 영통구 광교로 55",  # a record's field
+     "서울특별시청 서울 중구 세종대로 110 에 살아요",
+     "학교는 서울 강남구 역삼동 622-3에 살아요",  # a particle, then a residence word
+     "학교가 서울 강남구 학동로 426 근처라서",  # the address is a reference point
+     "청원자는 서울 강남구 학동로 426에 있습니다"],
+)  # fmt: skip
+def test_a_home_near_an_institution_or_a_company_s_address_is_replaced(text):
+    out, spans, kept = PZ.apply_counted(text)
+    assert [sp.type for sp in spans if sp.type == "address"] and not kept, text
+    assert out != text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_old_regional_plate_with_one_digit_and_spaces(seed):
+    rng = random.Random(seed)
+    region = rng.choice(["부산", "대구", "전북", "서울", "경기"])
+    plate = f"{region} {rng.randint(1, 9)} {rng.choice('가나다라마바사')} {rng.randint(1000, 9999)}"
+    text = f"{plate} {rng.choice(['택시가', '버스가', '트럭이', '승용차가'])} 지나갔다"
+    assert _found(text) == [(plate, "plate")]
+    assert plate not in PZ.apply(text)[0]
+
+
+def test_a_one_digit_plate_needs_its_region():
+    assert _found("7 라 1290 택시가 지나갔다") == []
+    assert _found("부산 7 라 1290명") == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_plate_with_every_digit_spaced(seed):
+    rng = random.Random(seed)
+    head = " ".join(str(rng.randint(1, 9)) for _ in range(rng.choice([2, 3])))
+    tail = " ".join(str(rng.randint(0, 9)) for _ in range(4))
+    plate = f"{head} {rng.choice('가나고너보')} {tail}"
+    text = f"차량 번호가 {plate} 인 승용차가"
+    assert _found(text) == [(plate, "plate")]
+
+
+def test_a_spaced_plate_is_exactly_its_digits():
+    assert _found("표 1 2 3 4 가 5 6 7 8 9 순서") == []
+    assert _found("1 2 가 3 4 5 6 명") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("my address is 서울 용산구 이태원동 34-19 2F, 노크", "서울 용산구 이태원동 34-19 2F"),
+     ("마포구 망원동 412-7 B1F 창고", "마포구 망원동 412-7 B1F"),
+     ("강서구 화곡동 1031-1 번지 연립 가동 202호요", "강서구 화곡동 1031-1 번지 연립 가동 202호"),
+     ("강서구 화곡동 88 번지 빌라 나동 301호입니다", "강서구 화곡동 88 번지 빌라 나동 301호"),
+     ("서울 동작구 노량진로 100 지하2층 B-12 매장", "서울 동작구 노량진로 100 지하2층 B-12"),
+     ("중구 명동2가 25-2 1층 A12 가게", "중구 명동2가 25-2 1층 A12"),
+     ("주소:대구 달서구 상인동 1512-3 1 층 (오류)", "대구 달서구 상인동 1512-3 1 층")],
+)  # fmt: skip
+def test_a_latin_floor_a_spaced_floor_a_shop_number_and_a_unit_before_yo(text, value):
+    assert _found(text) == [(value, "address")]
+
+
+def test_a_lot_with_a_dash_look_alike_is_one_address_and_one_value():
+    text = "① 경북 포항시 북구 양덕동 2018-6\n② 경북 포항시 북구 양덕동 2018ㅡ6"
+    assert _found(text) == [("경북 포항시 북구 양덕동 2018-6", "address"),
+                            ("경북 포항시 북구 양덕동 2018ㅡ6", "address")]  # fmt: skip
+    assert "2018" not in PZ.apply(text)[0]
+
+
+def test_a_lot_with_the_letter_o_for_zero_is_a_copy_of_the_lot_with_zero():
+    text = "주소: 부산 사하구 하단동 6O7-3\n(하단동 607-3 맞습니다)"
+    out, spans = PZ.apply(text)
+    assert [text[s.start : s.end] for s in spans] == ["부산 사하구 하단동 6O7-3", "하단동 607-3"]
+    first, second = out.split("\n")
+    lot = (first.split()[-2] + first.split()[-1]).replace("O", "0")
+    assert lot == second[1:].split(" 맞")[0].replace(" ", "").replace("O", "0")  # one pseudonym
+    assert "하단동" not in out and "607" not in out

@@ -28,6 +28,11 @@ import re
 
 from corpus.pii import places
 
+#: A house or lot number after its first digit: up to four more digits and a branch after a
+#: dash ("622", "47-89"), the dash also the jamo look-alike ㅡ ("2018ㅡ6"), and a letter O
+#: read for a 0 between digits ("6O7-3", an OCR or typing slip; a copy written with 0 is
+#: the same value, `corpus.pii.copies.key_of`).
+LOT_REST = r"\d{0,4}(?:[Oo]\d{1,3})?(?:[-\u3161]\d{1,4}(?:[Oo]\d{1,2})?)?"
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
@@ -62,7 +67,7 @@ _BUILDING_NAME = (
     r"(?=\s?" + _BELOW + r"[A-Za-z]?\d))?"
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
-UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였]|예요))"
+UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였요]|예요))"
 #: A unit may carry a letter: "B01호" (a basement unit), "A동 302호", "B1층".
 _UNIT = (
     r"(?:(?:[A-Za-z]?\d{1,4}|"
@@ -80,9 +85,25 @@ _NAMED_COMPLEX = (
     r"(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9})?"
     r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r"))?"
 )
+#: A floor: "3층", "지하2층", "B1층", spaced "1 층", or Latin "2F", "B1F"; a shop's Latin-lettered
+#: number may follow it ("지하2층 B-12", "1층 A12": only after a floor, where it is a room;
+#: "B02호" is a unit, `_UNIT`).
+_FLOOR = (
+    r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9]))"
+    r"(?:\s[A-Za-z]-?\d{1,4}(?![0-9A-Za-z호-]))?"
+)
 _UNITS_AND_LOT = (
-    r"(?:" + _COMMA + r"\s?" + _UNIT + r"|" + _COMMA + r"\s?(?:지하\s?|지층\s?|[Bb])?\d{1,3}층"
-    r"|\s?" + _LONE_BLOCK + r")*"
+    r"(?:"
+    + _COMMA
+    + r"\s?"
+    + _UNIT
+    + r"|"
+    + _COMMA
+    + r"\s?"
+    + _FLOOR
+    + r"|\s?"
+    + _LONE_BLOCK
+    + r")*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
 _ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
@@ -137,8 +158,8 @@ def tokens_before(text: str, lo: int, s: int) -> list[list]:
     for w in reversed(words):
         if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
             break
-        if "(" in w[2][:-1]:  # "사유지(운동동": the word inside the bracket
-            cut = w[2].rindex("(") + 1
+        cut = max(w[2].rfind("(", 0, len(w[2]) - 1), w[2].rfind(":", 0, len(w[2]) - 1)) + 1
+        if cut:  # "사유지(운동동", "주소:대구": the word inside the bracket or after the colon
             w = [w[0] + cut, w[1], w[2][cut:]]
             if w[2]:
                 out.append(w)
@@ -212,7 +233,7 @@ def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: i
         return False  # "최대사거리 1500-2000": a range, not a lot
     if _STREET_FORM.search(road):
         return True
-    if "-" in num and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
+    if re.search("[-\u3161]", num) and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
         return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
     if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
         return True
@@ -262,3 +283,67 @@ def accept_address(text: str, m: re.Match, floor: int):
     if pm and text[pm.end() : start].strip(" ") == "":
         start = pm.start()
     return start, end
+
+
+#: A public institution's name, the last word before its address: a word ending in one of
+#: these (시청, 구청 … 학교), one of the nationwide agencies ending in 청 (not 신청, 요청,
+#: 초청: an ordinary 청 word is no institution), a public corporation or agency (…도시공사,
+#: …연금공단; not 공사 "construction" alone), 국회, or a research university's or institute's
+#: Latin acronym written as a word (KAIST, ETRI). A company, a shop or a 고객센터 is none.
+_INSTITUTION_WORD = (
+    r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|검찰청|경찰청|지청|청사|법원|경찰서|세무서|소방서"
+    r"|우체국|주민센터|행정복지센터|보건소|도서관|박물관|미술관|대학교|대학|캠퍼스|학교)"
+    r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
+    r"|방위사업|재외동포|우주항공)청"
+    r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
+    r"|[가-힣]*(?:보험|연금|복지|관리|진흥|안전|환경)공단|국회(?:의사당)?"
+    r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
+)
+#: What may stand between the name and the address: a hall, campus or branch of it
+#: ("서울관", "관악캠퍼스", "안산지원"), a subject or topic particle (an encyclopedia's
+#: "…구청은 서울 … 에 있다"), then spaces, "(", ":", "," and the words 주소/소재지/위치. A
+#: word such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's address.
+_INSTITUTION_SEP = (
+    r"(?:\s[가-힣A-Za-z0-9]{1,6}(?:관|캠퍼스|청사|지원|지청|분원|분관))?(?:은|는|이|가)?"
+    r"(?P<sep>(?:[\s(:：,]|주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?)*)"
+)
+_INSTITUTION_BEFORE = re.compile(_INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
+#: A bare unit after the institution's bracketed address:
+#: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
+_INSTITUTION_UNIT_BEFORE = re.compile(_INSTITUTION_WORD + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+#: Where someone lives or stays: a dormitory room, an official residence, a staff flat. A
+#: student's dormitory room names its student, so a 기숙사 address is replaced.
+_RESIDENCE_NEAR = re.compile(r"기숙사|생활관|관사|사택|숙소|자택")
+#: Residence words right after an address ("… 1에 살아요" is someone's home), or a word that
+#: makes it a reference point ("학교가 … 근처다": the place near it may be someone's home).
+_LIVES_AFTER = re.compile(
+    r"\s?(?:에\s?(?:살|거주|사는|사시|이사)|에서\s?(?:살|거주)|으?로\s?이사"
+    r"|근처|옆|앞|부근|인근|건너편|맞은편|주변)"
+)
+#: A field label before the institution: "학교: 한빛초등학교 주소: …" is a person's record.
+_LABEL_BEFORE = re.compile(r"[:：]\s?[가-힣A-Za-z0-9]*$")
+_WINDOW = 40
+
+
+def institution_address(text: str, start: int, end: int) -> bool:
+    """True when the address text[start:end] is a public institution's, named right before it.
+
+    The institution's name directly before the address (`_INSTITUTION_WORD`, then at most
+    a hall and a separator: "서울특별시청(서울 중구 세종대로 110)", "국회 주소 서울특별시 …",
+    "서울중앙지방법원: 서울 서초구 …") makes it a public building's address, which names no
+    one: it is kept, with its building, floor and room tail (a bare unit right after the
+    bracketed address too). Not when someone lives there: a dormitory or residence word
+    near it, a residence or nearness word after it ("…에 살아요", "… 근처"), or a record
+    whose 주소 field follows the institution as another field's value ("학교: …학교 주소: …").
+    """
+    lo = max(0, start - _WINDOW)
+    before = text[lo:start]
+    m = _INSTITUTION_BEFORE.search(before)
+    if m is None and text[start].isdigit():  # only a bare unit starts with its number
+        m = _INSTITUTION_UNIT_BEFORE.search(before)
+    if m is None:
+        return False
+    if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or _LIVES_AFTER.match(text, end):
+        return False
+    sep = m.group("sep")
+    return not ("주소" in sep and ":" in sep and _LABEL_BEFORE.search(before, 0, m.start()))

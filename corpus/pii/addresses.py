@@ -20,15 +20,16 @@ import random
 import re
 
 from corpus.pii import places
+from corpus.pii.address_rules import LOT_REST
 
 _POSTAL = re.compile(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)")
 _UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
 #: The road (with its numbered branch) or neighbourhood and the number after it.
 _CORE = re.compile(
     r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))(?P<branch>\s?\d{1,4}번?\s?길)?"
-    r"\s?(?P<num>(?:산\s?)?\d{1,5}(?:-\d{1,4})?)(?![0-9가]|번?\s?길)"
+    r"\s?(?P<num>(?:산\s?)?\d" + LOT_REST + r")(?![0-9가]|번?\s?길)"
     r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?)"
-    r"\s?(?P<lnum>(?:산\s?)?\d{1,5}(?:-\d{1,4})?)(?![0-9])"
+    r"\s?(?P<lnum>(?:산\s?)?\d" + LOT_REST + r")(?![0-9])"
 )
 _PAREN_LOT = re.compile(r"\((?:[가-힣0-9]+(?:동|가|리))")
 _PAREN_NAME = re.compile(r",\s?[가-힣0-9]+\)")

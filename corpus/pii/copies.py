@@ -31,11 +31,12 @@ import re
 
 from corpus.pii.addresses import core_of
 from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
-from corpus.pii.validators import DASHES
+from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 
 #: Characters that are not part of a value's identity (read past when keying it, and
-#: when looking for its copies: ``010-1234-5678`` and ``010 1234 5678`` are one value).
-_SEPARATOR_CHARS = rf" \t\n\r\u3000{DASHES}.·()\[\]"
+#: when looking for its copies: ``010-1234-5678`` and ``010 1234 5678`` are one value;
+#: a dash look-alike is a dash, ``2018ㅡ6`` and ``2018-6``).
+_SEPARATOR_CHARS = rf" \t\n\r\u3000{DASHES}{DASH_LOOKALIKES}.·()\[\]"
 _SEPARATORS = re.compile(f"[{_SEPARATOR_CHARS}]+")
 _RUN = re.compile(f"[^{_SEPARATOR_CHARS}]+")
 #: Keys shorter than this (after separators are dropped) are not looked for: a short run
@@ -54,10 +55,16 @@ _DIGIT_GROUP = re.compile(r"[0-9]+")
 _NUMBER_JOIN = re.compile(rf"[{DASHES}.]")
 
 
+#: The letter O between digits, read as a 0.
+_OCR_ZERO = re.compile(r"(?<=[0-9])[Oo](?=[0-9])")
+
+
 def key_of(kind: str, value: str) -> str:
     """The value with its separators dropped (and an e-mail's written-out "@" and dots)."""
     if kind == "email":
         value = re.sub(EMAIL_DOT, ".", re.sub(EMAIL_AT, "@", value, count=1))
+    elif kind == "address":
+        value = _OCR_ZERO.sub("0", value)  # "6O7-3" is "607-3" (`address_rules.LOT_REST`)
     return _SEPARATORS.sub("", value)
 
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpus.pii.address_rules import accept_address
+from corpus.pii.address_rules import LOT_REST, accept_address
 from corpus.pii.birthdates import birth_context, birth_date_valid, is_cutoff, lifespan
 from corpus.pii.validators import (
     DASH_LOOKALIKES,
@@ -784,8 +784,16 @@ _UNIT_AFTER = rf"(?!%|{_ATTACHED_UNIT}|(?:{_UNITS})(?:{_UNITS})|\s(?:{_UNITS})(?
 _COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
 
 
+#: A plate with every digit spaced: "2 8 고 5 5 1 3", "1 2 3 가 4 5 6 7" (the digits only).
+_SPACED_PLATE = r"(?<![0-9] )\d\s\d(?:\s\d)?\s[" + PLATE_LETTERS + r"](?:\s\d){4}(?!\s?[0-9])"
+
+_ONE_DIGIT_PLATE = re.compile(r"\d\s?[" + PLATE_LETTERS + "]")
+
+
 def _accept_plate(text: str, m: re.Match, floor: int):
     s, e = _span(m)
+    if _ONE_DIGIT_PLATE.match(m.group()) and not _region_before(text, s, floor):
+        return None  # one digit before the syllable: only an old regional plate, "부산 7 라 1290"
     # Case numbers are two-digit years written without spaces ("93노1395"): a three-digit
     # plate (the 2019 format) or a spaced one is never checked for court words, which are
     # as common in accident reports ("사건 당시") as in case citations.
@@ -793,17 +801,26 @@ def _accept_plate(text: str, m: re.Match, floor: int):
     if not value[2].isdigit() and " " not in value and near(text, s, e, _COURT_CONTEXT):
         return None
     # old-style plates carry a region name: "서울12가3456", "경기 34나 5678"
+    region = _region_before(text, s, floor)
+    return (s - region, e) if region else (s, e)
+
+
+def _region_before(text: str, s: int, floor: int) -> int:
+    """The length of a region name ("서울", "경기 ") that ends right before `s`, or 0."""
     head = text[max(floor, s - 3) : s]
     for region in DL_REGIONS:
         if head.rstrip().endswith(region):
-            return s - (len(head) - len(head.rstrip())) - len(region), e
-    return s, e
+            return len(head) - len(head.rstrip()) + len(region)
+    return 0
 
 
 register(Detector(
     "plate", 13,
-    r"(?<![0-9A-Za-z제])\d{2,3}\s?[" + PLATE_LETTERS + r"]\s?\d{4}(?![0-9]|[.,]\d)" + _UNIT_AFTER,
-    "0-9", _accept_plate, "vehicle registration plate (12가 3456, 123가4567, 서울12가3456)",
+    r"(?<![0-9A-Za-z제])(?:\d{1,3}\s?[" + PLATE_LETTERS + r"]\s?\d{4}(?![0-9]|[.,]\d)"
+    "|" + _SPACED_PLATE + ")" + _UNIT_AFTER,
+    "0-9", _accept_plate,
+    "vehicle registration plate (12가 3456, 123가4567, 서울12가3456, 부산 7 라 1290, "
+    "2 8 고 5 5 1 3)",
 ))  # fmt: skip
 
 # 15. postal address ------------------------------------------------------------------------
@@ -820,7 +837,7 @@ register(Detector(
     "address", 16,
     r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d)"
     r"|(?<=[로길동리가] 산 \d))"
-    r"\d{0,4}(?:-\d{1,4})?(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
+    + LOT_REST + r"(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
     "0-9", accept_address,
     "road-name or lot-number address (with postal code when present); apartment unit N동 N호",

@@ -22,6 +22,7 @@ import re
 import string
 from collections.abc import Callable, Iterable
 
+from corpus.pii.address_rules import institution_address
 from corpus.pii.addresses import core_of, generate_address, plain_address
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
@@ -563,7 +564,7 @@ class Pseudonymizer:
         primary, public, kept = [], [], []
         for sp in found:
             value = folded[sp.start : sp.end]
-            label = public_kind(sp.type, value)
+            label = public_kind(sp.type, value, folded, sp.start)
             if label:
                 kept.append(label)
                 public.append((sp.start, sp.end))
@@ -602,13 +603,20 @@ def _written(text: str, edits: list[tuple[int, int, str, str]]) -> tuple[str, li
 PUBLIC_KINDS = {
     "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
     "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
+    "institution_address": "a public institution's address right after its name: 국회 주소 …",
 }
 
 
-def public_kind(kind: str, value: str) -> str | None:
-    """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced)."""
+def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | None:
+    """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced).
+
+    `text` and `start` place the value in its text: an address is public by what stands
+    before it (`corpus.pii.address_rules.institution_address`).
+    """
     if kind == "phone" and value[0] == "1" and not foreign_number(value):
         return "service_number"
     if kind == "url" and public_host(value):
         return "public_host"
+    if kind == "address" and text and institution_address(text, start, start + len(value)):
+        return "institution_address"
     return None
