@@ -443,6 +443,10 @@ _PHONE_LABEL = re.compile(
 _SAID_PHONE_CONTEXT = _context(_PHONE_CONTEXT.pattern + r"|번호|연락|폰|문자|가게")
 
 
+#: After a service number's eight digits, a dash and more digits: one longer number.
+_LONGER_NUMBER = re.compile(rf"[{DASHES}]\d")
+
+
 def _accept_phone(text: str, m: re.Match, floor: int):
     value = m.group()
     s, e = _span(m)
@@ -451,6 +455,8 @@ def _accept_phone(text: str, m: re.Match, floor: int):
     if "2" <= value[0] <= "9":  # a local number without area code: only right after a label
         return (s, e) if _PHONE_LABEL.search(text, max(0, s - 12), s) else None
     if value[0] == "1":  # 15xx-xxxx service number: listed prefixes, or a phone word nearby
+        if _LONGER_NUMBER.match(text, e):  # 1658-8645-7867-1: the head of an account
+            return None
         second = int(digits_of(value)[4:])
         year_like = 1000 <= second <= 2100 and second > int(value[:4])
         suspicious = year_like or text.startswith("년", e) or value[:4] not in _SERVICE_PREFIXES
