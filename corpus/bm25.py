@@ -34,6 +34,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 import scipy.sparse as sp
@@ -216,37 +217,39 @@ class BM25Index:
         the index does not know, scored with the idf of a term of document
         frequency 0 (``ln((N + 0.5) / 0.5)``), used when `oov_in_self_score`
         is set (the default).
+
+        Every token is looked up in one pass and the counts come from one sort of
+        ``row * V + term`` (the canonical matrix `sum_duplicates` made before, with no
+        per-token Python loop); unknown tokens are counted per query in the order
+        they first appear, as before, so the OOV sums add in the same order.
         """
-        vocab = self.vocab
-        indptr = [0]
-        indices: list[int] = []
-        lengths: list[int] = []
+        queries = queries if isinstance(queries, list) else list(queries)
+        n, v = len(queries), len(self.vocab)
+        lengths = np.fromiter(map(len, queries), dtype=np.int64, count=n)
+        flat = [t for toks in queries for t in toks]
+        ids = np.fromiter(map(self.vocab.get, flat, repeat(-1)), dtype=np.int64, count=len(flat))
+        rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        known = ids >= 0
+        keys, counts = np.unique(rows[known] * v + ids[known], return_counts=True)
+        indptr = np.searchsorted(keys, np.arange(n + 1, dtype=np.int64) * v)
+        q = sp.csr_matrix((counts.astype(np.float64), keys % v, indptr), shape=(n, v))
+        q.has_canonical_format = True  # sorted and summed by `np.unique`
         oov_rows: list[int] = []
         oov_tf: list[int] = []
-        for r, toks in enumerate(queries):
-            lengths.append(len(toks))
-            unknown: dict[str, int] = {}
-            for t in toks:
-                i = vocab.get(t)
-                if i is not None:
-                    indices.append(i)
-                else:
-                    unknown[t] = unknown.get(t, 0) + 1
-            indptr.append(len(indices))
-            oov_rows.extend([r] * len(unknown))
-            oov_tf.extend(unknown.values())
-        q = sp.csr_matrix(
-            (np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
-            shape=(len(lengths), len(vocab)),
-        )
-        q.sum_duplicates()
-        lens = np.asarray(lengths, dtype=np.float64)
+        unknown: dict[tuple[int, str], int] = {}
+        for p in np.flatnonzero(~known).tolist():
+            k = (int(rows[p]), flat[p])
+            unknown[k] = unknown.get(k, 0) + 1
+        for (r, _), c in unknown.items():  # rows ascending, first appearance within a row
+            oov_rows.append(r)
+            oov_tf.append(c)
+        lens = lengths.astype(np.float64)
         f = np.asarray(oov_tf, dtype=np.float64)
         rows = np.asarray(oov_rows, dtype=np.int64)
         idf0 = np.log((self.num_docs + 0.5) / 0.5)
         norm = self.k1 * (1.0 - self.b + self.b * lens[rows] / self.avgdl)
         contrib = f * idf0 * f * (self.k1 + 1.0) / (f + norm)
-        oov_self = np.bincount(rows, weights=contrib, minlength=len(lengths))
+        oov_self = np.bincount(rows, weights=contrib, minlength=n)
         return q, lens, oov_self
 
     def score_matrix(self, queries: Iterable[Sequence[str]]) -> sp.csr_matrix:
