@@ -507,12 +507,19 @@ class BM25Index:
         # `upper >= need` drops most (98%) of the pairs: first over every pair, then the
         # length bound and `upper >= thr * self(d)` only on those left (the refine loop's
         # first check then keeps all that are left)
-        factor = self._doc_factor[pd]
-        rem, rem_idf = np.repeat(suffix_ub, per_row), np.repeat(suffix_idf, per_row)
-        upper = (cand.data + np.minimum(rem, factor * rem_idf)) * (1.0 + 1e-9)
+        # (in place: one array of the pairs' size instead of five; the same operations, so
+        # the same bits; the kept pairs' rows found in `cand.indptr`, the rest per row;
+        # `np.take` gathers about 1.5x faster than indexing with the int32 `pd`)
+        factor = np.take(self._doc_factor, pd)
+        upper = np.repeat(suffix_idf, per_row)
+        upper *= factor
+        np.minimum(np.repeat(suffix_ub, per_row), upper, out=upper)
+        upper += cand.data
+        upper *= 1.0 + 1e-9
         ok = np.flatnonzero(upper >= np.repeat(need, per_row))
-        pr = np.repeat(np.arange(nq), per_row)[ok]
-        pd, partial, rem, rem_idf, factor = pd[ok], cand.data[ok], rem[ok], rem_idf[ok], factor[ok]
+        pr = np.searchsorted(cand.indptr, ok, side="right") - 1
+        pd, partial, factor = pd[ok], cand.data[ok], factor[ok]
+        rem, rem_idf = suffix_ub[pr], suffix_idf[pr]
         self_d = self.self_score[pd]
         ok = np.flatnonzero((self_d >= min_self[pr]) & (upper[ok] >= thr[pr] * self_d))
         pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
