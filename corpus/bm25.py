@@ -42,6 +42,11 @@ import scipy.sparse as sp
 from corpus.index_files import DocMeta, load_arrays, save_arrays
 from corpus.normalize import NON_WORD
 
+try:  # SciPy's sparse product routine, which `_csr_product` calls without its counting pass
+    from scipy.sparse._sparsetools import csr_matmat as _CSR_MATMAT
+except ImportError:  # pragma: no cover (a SciPy without it: the public product)
+    _CSR_MATMAT = None
+
 NORMALISATIONS = ("max", "doc", "query", "raw")
 #: Self-score levels of the per-term weight maxima that bound `BM25Index.best_above`.
 BOUND_LEVELS = 32
@@ -491,15 +496,10 @@ class BM25Index:
         prefix = np.zeros(len(terms), dtype=bool)
         prefix[order] = ~in_suffix
         prefix &= live[rows]
-        qp = sp.csr_matrix(
-            (np.ones(int(prefix.sum())), terms[prefix], np.r_[0, np.cumsum(
-                np.bincount(rows[prefix], minlength=nq))]),
-            shape=q.shape,
-        )  # fmt: skip
-        qp.data = qtf[prefix]
-        cand = (qp @ self.weights).tocsr()  # exact prefix part of each candidate's score
-        per_row = np.diff(cand.indptr)
-        pd = cand.indices
+        # the exact prefix part of each candidate's score: (prefix counts) @ weights
+        qp_indptr = np.r_[0, np.cumsum(np.bincount(rows[prefix], minlength=nq))]
+        c_indptr, pd, c_data = _csr_product(qp_indptr, terms[prefix], qtf[prefix], self.weights)
+        per_row = np.diff(c_indptr)
         # the suffix adds at most its bound sum; the pair also needs thr * self(d)
         suffix_ub = np.bincount(rows, weights=np.where(prefix, 0.0, ub), minlength=nq)
         q_idf = qtf * self.idf[terms]
@@ -508,17 +508,17 @@ class BM25Index:
         # length bound and `upper >= thr * self(d)` only on those left (the refine loop's
         # first check then keeps all that are left)
         # (in place: one array of the pairs' size instead of five; the same operations, so
-        # the same bits; the kept pairs' rows found in `cand.indptr`, the rest per row;
+        # the same bits; the kept pairs' rows found in `c_indptr`, the rest per row;
         # `np.take` gathers about 1.5x faster than indexing with the int32 `pd`)
         factor = np.take(self._doc_factor, pd)
         upper = np.repeat(suffix_idf, per_row)
         upper *= factor
         np.minimum(np.repeat(suffix_ub, per_row), upper, out=upper)
-        upper += cand.data
+        upper += c_data
         upper *= 1.0 + 1e-9
         ok = np.flatnonzero(upper >= np.repeat(need, per_row))
-        pr = np.searchsorted(cand.indptr, ok, side="right") - 1
-        pd, partial, factor = pd[ok], cand.data[ok], factor[ok]
+        pr = np.searchsorted(c_indptr, ok, side="right") - 1
+        pd, partial, factor = pd[ok], c_data[ok], factor[ok]
         rem, rem_idf = suffix_ub[pr], suffix_idf[pr]
         self_d = self.self_score[pd]
         ok = np.flatnonzero((self_d >= min_self[pr]) & (upper[ok] >= thr[pr] * self_d))
@@ -707,6 +707,30 @@ class BM25Index:
             tokenizer=info["tokenizer"],
             meta=DocMeta.load(str(directory)),  # type: ignore[arg-type]
         )
+
+
+def _csr_product(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, w: sp.csr_matrix
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, indices, data) of ``csr_matrix((data, indices, indptr)) @ w``: the same
+    arrays, by the same SciPy routine (`csr_matmat`), with its output sized by the
+    postings read (an upper bound) instead of SciPy's counting pass over them first
+    (about a fifth of the product's time in `best_above`). The public product where
+    that routine is missing or the arrays are not int32."""
+    reads = int(np.diff(w.indptr)[indices].sum())
+    small = w.indices.dtype == np.int32 and w.indptr.dtype == np.int32 and reads < 2**31 - 1
+    if _CSR_MATMAT is None or not small:
+        q = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, w.shape[0]))
+        c = (q @ w).tocsr()
+        return c.indptr, c.indices, c.data
+    c_indptr = np.empty(len(indptr), dtype=np.int32)
+    c_indices, c_data = np.empty(reads, dtype=np.int32), np.empty(reads)
+    _CSR_MATMAT(
+        len(indptr) - 1, w.shape[1], indptr.astype(np.int32), indices.astype(np.int32),
+        data.astype(np.float64), w.indptr, w.indices, w.data, c_indptr, c_indices, c_data,
+    )  # fmt: skip
+    n = int(c_indptr[-1])
+    return c_indptr, c_indices[:n], c_data[:n]
 
 
 def row_argmax(
