@@ -521,9 +521,13 @@ class BM25Index:
         pd, partial, factor = pd[ok], c_data[ok], factor[ok]
         rem, rem_idf = suffix_ub[pr], suffix_idf[pr]
         self_d = self.self_score[pd]
-        ok = np.flatnonzero((self_d >= min_self[pr]) & (upper[ok] >= thr[pr] * self_d))
+        thr_self = thr[pr] * self_d
+        ok = np.flatnonzero((self_d >= min_self[pr]) & (upper[ok] >= thr_self))
         pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
         rem_idf, factor = rem_idf[ok], factor[ok]
+        # what each pair's bound must reach: `need` and `thr * self(d)` (one array, kept
+        # along with the pairs instead of gathered again at each step)
+        floor = np.maximum(need[pr], thr_self[ok])
         # refine: add the suffix terms' exact parts one at a time (largest bound first),
         # dropping pairs whose bound falls below what they need, until few are left
         suffix = np.flatnonzero(~prefix & live[rows])
@@ -536,9 +540,9 @@ class BM25Index:
         n_docs, wkey, wdata = self.num_docs, self._wkey, self.weights.data
         for k in range(width + 1):
             upper = (partial + np.minimum(rem, factor * rem_idf)) * (1.0 + 1e-9)
-            ok = (upper >= need[pr]) & (upper >= thr[pr] * self.self_score[pd])
+            ok = upper >= floor
             pr, pd, partial, rem = pr[ok], pd[ok], partial[ok], rem[ok]
-            rem_idf, factor = rem_idf[ok], factor[ok]
+            rem_idf, factor, floor = rem_idf[ok], factor[ok], floor[ok]
             if k == width or len(pr) <= nq:
                 break
             e = table[pr, k]
