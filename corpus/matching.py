@@ -259,6 +259,7 @@ class Matcher:
         self._signatures = sp.csr_matrix(
             (ones, tables["sig_indices"], tables["sig_indptr"]), shape=index.weights.shape
         )
+        self._long_signatures: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._overlap_seeds(self.config.overlap_chars, self.config.overlap_share)
         # one-character deletions of every key up to near_chars -> the first sentence
         self.near_chars = near_chars
@@ -490,28 +491,51 @@ class Matcher:
     def containment_best(
         self, q: sp.csr_matrix, qlen: np.ndarray, min_chars: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Best coverage of a benchmark sentence (>= `min_chars`) by each query's morphemes."""
+        """Best coverage of a benchmark sentence (>= `min_chars`) by each query's morphemes.
+
+        The candidates are the benchmark sentences listed under one of a query's morphemes
+        (`_signatures`: each sentence under its two rarest); a candidate's covered weight
+        sums its row of `_by_doc` over the morphemes the query has
+        (``_by_doc[d].multiply(present).sum()`` before, with the same bits), gathered
+        from the arrays with no sparse matrix built per batch."""
         nq = q.shape[0]
         best = np.full(nq, -1, dtype=np.int64)
         best_cov = np.zeros(nq)
-        present = q.copy()
-        present.data = np.ones_like(present.data)
-        rows_ok = qlen >= min_chars
-        present = sp.diags(rows_ok.astype(np.float64)) @ present
-        cand = (present @ self._signatures).tocsr()
-        cand.eliminate_zeros()
-        if cand.nnz == 0:
+        rows = np.repeat(np.arange(nq, dtype=np.int64), np.diff(q.indptr))
+        on = np.flatnonzero(qlen[rows] >= min_chars)
+        sig_indptr, sig_indices = self._signatures_of(min_chars)
+        pos, owner = _row_positions(sig_indptr, q.indices[on])
+        pr, pd = rows[on][owner], sig_indices[pos].astype(np.int64)
+        ok = self._key_len[pd] <= qlen[pr]
+        if not ok.any():
             return best, best_cov
-        pr = np.repeat(np.arange(nq), np.diff(cand.indptr))
-        pd = cand.indices
-        ok = (self._key_len[pd] >= min_chars) & (self._key_len[pd] <= qlen[pr])
-        pr, pd = pr[ok], pd[ok]
-        if len(pr) == 0:
-            return best, best_cov
-        covered = np.asarray(self._by_doc[pd].multiply(present[pr]).sum(axis=1)).ravel()
+        n_docs = np.int64(self.index.num_docs)
+        pair = np.unique(pr[ok] * n_docs + pd[ok])
+        pr, pd = pair // n_docs, pair % n_docs
+        by_doc, v = self._by_doc, np.int64(q.shape[1])
+        pos, per_pair = _row_positions(by_doc.indptr, pd)
+        qkey = rows * v + q.indices
+        dkey = pr[per_pair] * v + by_doc.indices[pos]
+        hit = qkey[np.minimum(np.searchsorted(qkey, dkey), len(qkey) - 1)] == dkey
+        # each pair's weights added by `np.add.reduceat` from its largest morpheme id down:
+        # the order (and so the bits) of the sum this replaces, whose `present` rows had
+        # come out of a sparse product in descending order
+        hit = np.flatnonzero(hit)[::-1]
+        covered = _segment_sums(by_doc.data[pos[hit]], per_pair[hit], len(pd))
         cov = covered / np.maximum(self._doc_weight[pd], 1e-12)
         row_argmax(pr, pd, cov, best, best_cov)
         return best, best_cov
+
+    def _signatures_of(self, min_chars: int) -> tuple[np.ndarray, np.ndarray]:
+        """`_signatures` (indptr, indices) without the sentences shorter than `min_chars`,
+        which containment never takes (most of the pairs: built once, a few ms)."""
+        if min_chars not in self._long_signatures:
+            sig = self._signatures
+            keep = self._key_len[sig.indices] >= min_chars
+            rows = np.repeat(np.arange(sig.shape[0]), np.diff(sig.indptr))
+            indptr = np.r_[0, np.cumsum(np.bincount(rows[keep], minlength=sig.shape[0]))]
+            self._long_signatures[min_chars] = (indptr, sig.indices[keep])
+        return self._long_signatures[min_chars]
 
     # ------------------------------------------------------------- decision
     def features(
@@ -698,3 +722,22 @@ def _one_edit(a: str, b: str) -> bool:
     if len(a) < len(b):
         return a[i:] == b[i + 1 :] and b[i] in FUNCTION_SYLLABLES
     return a[i + 1 :] == b[i:] and a[i] in FUNCTION_SYLLABLES
+
+
+def _row_positions(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the entries of the CSR rows `rows` lie in its data (row by row, each in its
+    stored order) and, for each entry, the index in `rows` of its row."""
+    starts = indptr[rows].astype(np.int64)
+    sizes = indptr[rows + 1] - starts
+    owner = np.repeat(np.arange(len(rows)), sizes)
+    return np.arange(len(owner)) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes), owner
+
+
+def _segment_sums(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """Per owner in ``range(n)``, the sum of its `values` (each owner's contiguous) by
+    ``np.add.reduceat``, as scipy's sparse row sums add them (pairwise summation)."""
+    out = np.zeros(n)
+    if len(values):
+        first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        out[owner[first]] = np.add.reduceat(values, first)
+    return out

@@ -131,3 +131,66 @@ def test_save_load_roundtrip(tmp_path):
 def test_empty_index_is_an_error():
     with pytest.raises(ValueError):
         BM25Index.build([])
+
+
+def _reference_query_matrix(index: BM25Index, queries: list[list[str]]):
+    """Per query: dense term counts, length and OOV self-score part, token by token."""
+    counts = np.zeros((len(queries), len(index.vocab)))
+    oov = np.zeros(len(queries))
+    idf0 = np.log((index.num_docs + 0.5) / 0.5)
+    for r, toks in enumerate(queries):
+        unknown: dict[str, int] = {}
+        for t in toks:
+            if t in index.vocab:
+                counts[r, index.vocab[t]] += 1
+            else:
+                unknown[t] = unknown.get(t, 0) + 1
+        norm = index.k1 * (1.0 - index.b + index.b * len(toks) / index.avgdl)
+        for f in map(float, unknown.values()):  # first appearance first, as the sums add
+            oov[r] += f * idf0 * f * (index.k1 + 1.0) / (f + norm)
+    return counts, np.array([len(t) for t in queries], dtype=np.float64), oov
+
+
+def test_query_matrix_counts_each_query_token_by_token():
+    """The counts, lengths and OOV parts of `query_matrix` (one sort of the batch's
+    known tokens) equal a token-by-token count, for repeated, unknown and empty queries,
+    from a list or a generator; the matrix is canonical (sorted, summed)."""
+    index = BM25Index.build([tokenize(t) for t in FIXTURE_TEXTS])
+    rng = random.Random(3)
+    words = list(index.vocab)[:40] + ["없는말", "또없는말", "zz"]
+    queries = [tokenize(t) for t in FIXTURE_TEXTS] + [[], ["zz", "zz", "zz"], []]
+    queries += [[rng.choice(words) for _ in range(rng.randrange(0, 25))] for _ in range(60)]
+    ref_counts, ref_len, ref_oov = _reference_query_matrix(index, queries)
+    for given in (queries, (q for q in queries)):
+        q, lengths, oov = index.query_matrix(given)
+        assert q.shape == ref_counts.shape and np.array_equal(q.toarray(), ref_counts)
+        assert np.array_equal(lengths, ref_len) and np.array_equal(oov, ref_oov)
+        assert q.has_sorted_indices and np.all(q.data > 0)
+        summed = q.copy()
+        summed.has_canonical_format = False
+        summed.sum_duplicates()
+        assert summed.nnz == q.nnz
+    assert index.query_matrix([])[0].shape == (0, len(index.vocab))
+
+
+def test_csr_product_equals_scipys_product(monkeypatch):
+    """`_csr_product` (SciPy's routine without its counting pass) returns the arrays of
+    ``(q @ w).tocsr()`` bit for bit, empty products included, and so does its fallback."""
+    import scipy.sparse as sp
+
+    from corpus import bm25
+
+    routine = bm25._CSR_MATMAT
+    assert routine is not None  # (SciPy 1.17 here)
+    rng = np.random.default_rng(7)
+    w = sp.random(300, 900, density=0.02, format="csr", random_state=rng)
+    w.indices, w.indptr = w.indices.astype(np.int32), w.indptr.astype(np.int32)
+    for density in (0.0, 0.01, 0.05, 0.3):
+        q = sp.random(70, 300, density=density, format="csr", random_state=rng)
+        q.data = np.round(q.data * 4) + 1.0  # counts
+        ref = (q @ w).tocsr()
+        for fn in (routine, None):
+            monkeypatch.setattr(bm25, "_CSR_MATMAT", fn)
+            indptr, indices, data = bm25._csr_product(q.indptr, q.indices, q.data, w)
+            assert np.array_equal(indptr, ref.indptr) and np.array_equal(indices, ref.indices)
+            assert np.array_equal(data, ref.data) and indices.dtype == ref.indices.dtype

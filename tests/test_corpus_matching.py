@@ -632,3 +632,36 @@ def test_decision_path_equals_calibration_features():
         full = m.decide(m.features(tokens, texts, all_features=True))
         assert direct.signal == full.signal and list(direct.doc) == list(full.doc)
         assert direct.signal.count("") < len(texts)
+
+
+def test_containment_best_equals_pair_by_pair_coverage():
+    """`containment_best` (pairs gathered from the signature and by-document arrays)
+    equals the definition pair by pair: among benchmark sentences of `min_chars` to
+    the query's length that share a signature morpheme with it, the largest share of
+    the sentence's weight on morphemes the query has."""
+    m = _matcher()
+    by_doc, sig = m._by_doc.toarray(), m._signatures.toarray()
+    texts = BENCH[:8] + [t + " 그리고 " + u for t, u in zip(BENCH[2:8], BENCH[20:26], strict=True)]
+    texts += ["시청 앞에서 버스는 출발한다 3번 버스", "짧다", "", "도서관 운영 시간을 밤 10시까지"]
+    keys = [match_key(t) for t in texts]
+    q, _, _ = m.index.query_matrix([tokenize(t) for t in texts])
+    qlen = np.array([len(k) for k in keys])
+    for min_chars in (1, 10, 20, 30):
+        best, cov = m.containment_best(q, qlen, min_chars)
+        has = q.toarray() > 0
+        for r in range(len(texts)):
+            ref = {}  # candidate -> coverage
+            for d in range(len(BENCH)):
+                n = m._key_len[d]
+                if qlen[r] < min_chars or not min_chars <= n <= qlen[r]:
+                    continue
+                if (sig[:, d].astype(bool) & has[r]).any():
+                    ref[d] = by_doc[d][has[r]].sum() / max(m._doc_weight[d], 1e-12)
+            if not ref:
+                assert best[r] == -1 and cov[r] == 0.0
+                continue
+            top = max(ref.values())
+            np.testing.assert_allclose(cov[r], top, rtol=1e-12)
+            # one of the sentences at the top (a full copy's share is 1 up to rounding)
+            assert best[r] in ref and ref[best[r]] >= top * (1 - 1e-12), (min_chars, r)
+        assert (best >= 0).sum() > (5 if min_chars <= 20 else 0)
