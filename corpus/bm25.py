@@ -73,7 +73,7 @@ _SURFACE_FORMAT = ("--node-format=%m\\n", "--unk-format=%m\\n", "--bos-format=",
 
 
 def _surface_tagger():
-    """The one Mecab tagger of `_morphs`, with `_SURFACE_FORMAT` (the same dictionary as
+    """The one Mecab tagger of `mecab_surfaces`, with `_SURFACE_FORMAT` (the same dictionary as
     `mecab.MeCab()`, which a worker then never loads: `_mecab` is built only on failure)."""
     global _TAGGER
     if _TAGGER is None:
@@ -86,7 +86,7 @@ def _surface_tagger():
     return _TAGGER
 
 
-def _morphs(text: str) -> list[str]:
+def mecab_surfaces(text: str) -> list[str]:
     """Mecab surfaces, as ``mecab.MeCab().morphs`` gives them, faster.
 
     ``MeCab.morphs`` builds a ``Morpheme`` with a parsed feature tuple per
@@ -119,7 +119,7 @@ def tokenize(text: str, kind: str = "morph") -> list[str]:
     ``exact`` and ``overlap`` signals (`corpus.matching`), not by BM25.
     """
     if kind == "morph":
-        return [t for t in _morphs(text) if t.isalnum() or not NON_WORD.fullmatch(t)]
+        return [t for t in mecab_surfaces(text) if t.isalnum() or not NON_WORD.fullmatch(t)]
     if kind == "eojeol":
         return [t for t in text.split() if not NON_WORD.fullmatch(t)]
     if kind == "char2":

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from corpus.bm25 import BM25Index, _morphs, tokenize
+from corpus.bm25 import BM25Index, mecab_surfaces, tokenize
 from corpus.datadir import resolve_data_dir
 from corpus.matching import MatchConfig, Matcher, count_phrases, match_key, short_key_table
 
@@ -384,7 +384,7 @@ def test_fast_morphs_equal_mecab_morphs_on_real_text():
 
     _, queries = _kowiki_and_klue(10, 1000)
     ref = mecab.MeCab()
-    assert [_morphs(s) for s in queries] == [ref.morphs(s) for s in queries]
+    assert [mecab_surfaces(s) for s in queries] == [ref.morphs(s) for s in queries]
     # BM25 tokens: the same morphemes less those without a letter or digit
     content = [[t for t in ref.morphs(s) if any(c.isalnum() for c in t)] for s in queries]
     assert [tokenize(s) for s in queries] == content
@@ -404,7 +404,7 @@ ODD_TEXTS = [
 
 
 def test_fast_morphs_equal_mecab_morphs_on_odd_text():
-    """`_morphs` splits Mecab's surface-only output at newlines: equal to ``morphs`` where
+    """`mecab_surfaces` splits Mecab's surface-only output at newlines: equal to ``morphs`` where
     the text has whitespace Mecab skips or keeps (one surface is ``\\u2028``), or none, or
     no word Mecab knows, on the texts above and on random strings of such characters."""
     import random
@@ -416,14 +416,14 @@ def test_fast_morphs_equal_mecab_morphs_on_odd_text():
     chars = [*"가나뷁ㅋㅠabZ09漢國ＡＢ１ｶ😀👍🏽.,!?~^()[]<>\"'-/\\|@#", *"  \t\n\r\x0b\x0c\x85"]
     chars += ["\u3000", "\xa0", "\u2028", "\u200b", "\ufeff", "\u0301", "\u200d", "EOS", "\tEOS\t"]
     texts = ODD_TEXTS + ["".join(rng.choices(chars, k=rng.randint(0, 60))) for _ in range(2000)]
-    assert [_morphs(s) for s in texts] == [ref.morphs(s) for s in texts]
+    assert [mecab_surfaces(s) for s in texts] == [ref.morphs(s) for s in texts]
     content = [[t for t in ref.morphs(s) if any(c.isalnum() for c in t)] for s in texts]
     assert [tokenize(s) for s in texts] == content
 
 
 def test_morphs_falls_back_to_mecab_morphs_when_the_tagger_fails(monkeypatch):
-    """``Tagger.parse`` gives None (MeCab's NULL) on failure: `_morphs` then calls ``morphs``,
-    which raises Mecab's error (here a stand-in's result shows the call was made)."""
+    """``Tagger.parse`` gives None (MeCab's NULL) on failure: `mecab_surfaces` then calls
+    ``morphs``, which raises Mecab's error (here a stand-in's result shows the call was made)."""
     from corpus import bm25
 
     class Failing:
@@ -436,7 +436,7 @@ def test_morphs_falls_back_to_mecab_morphs_when_the_tagger_fails(monkeypatch):
 
     monkeypatch.setattr(bm25, "_TAGGER", Failing())
     monkeypatch.setattr(bm25, "_MECAB", Morphs())
-    assert _morphs("가\n나") == ["fallback", "가\n나"]
+    assert mecab_surfaces("가\n나") == ["fallback", "가\n나"]
 
 
 def test_near_copy_and_short_quote_equal_brute_force():

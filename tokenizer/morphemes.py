@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
+from corpus.bm25 import mecab_surfaces
 from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
 from tokenizer.wordpiece import bert_normalizer, bert_pre_tokenizer, training_unit
 
@@ -49,26 +50,13 @@ class MorphemeSplitter:
     """Mecab-ko morpheme boundaries of a text, aligned to its characters."""
 
     def __init__(self) -> None:
-        import mecab
-
-        self._mecab = mecab.MeCab()
-        try:  # fast path: surfaces straight from the lattice (2x faster than .morphs)
-            from mecab.utils import create_lattice
-
-            self._tagger = self._mecab._tagger
-            self._create_lattice = create_lattice
-        except (AttributeError, ImportError):  # pragma: no cover - other package versions
-            self._tagger = None
         self.counts: collections.Counter = collections.Counter()
 
     def surfaces(self, text: str) -> list[str]:
-        """Mecab's morpheme surfaces for `text`, in order."""
-        if self._tagger is not None:
-            lattice = self._create_lattice(text)
-            if not self._tagger.parse(lattice):
-                raise RuntimeError(f"mecab failed: {self._tagger.what()}")
-            return [node.surface for _, node in lattice]
-        return self._mecab.morphs(text)
+        """Mecab's morpheme surfaces for `text`, in order (`corpus.bm25.mecab_surfaces`: a
+        tagger that prints only the surfaces, 35-40% cheaper per kowiki sentence than reading
+        them from the lattice's nodes, and the same surfaces)."""
+        return mecab_surfaces(text)
 
     def boundaries(self, text: str) -> set[int]:
         """Character offsets in `text` where an aligned morpheme starts or ends."""
