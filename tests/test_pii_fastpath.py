@@ -10,13 +10,15 @@ of the pieces the detectors care about (hypothesis), and on real corpus text
 from __future__ import annotations
 
 import itertools
+from re import _constants as _c
+from re import _parser
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corpus.datadir import resolve_data_dir
-from corpus.pii.detectors import PLATE_LETTERS, TYPES
+from corpus.pii.detectors import PLATE_LETTERS, REGISTRY, TYPES
 from corpus.pii.scan import Scanner, _combined, _plain
 from corpus.pii.testset import HELD_OUT_SEED, hard_negatives, positives
 
@@ -184,3 +186,52 @@ def test_same_spans_on_real_corpus_text():
     assert found > 0  # the sample does contain values (URLs, phones, dates, addresses)
     for text in lines[::10]:
         _assert_same(text, NO_EMAIL)
+
+
+def _alternatives(pattern) -> list:
+    """The alternatives of the first alternation in `pattern` (parsed), through plain groups."""
+    items = pattern.data
+    while len(items) == 1 and items[0][0] is _c.SUBPATTERN and items[0][1][0] is None:
+        items = items[0][1][3].data
+    assert items[0][0] is _c.BRANCH, items[:1]
+    return items[0][1][1]
+
+
+def _head(alternative) -> object:
+    """The first operation of an alternative, through plain (non-capturing) groups."""
+    op, av = alternative.data[0]
+    while op is _c.SUBPATTERN and av[0] is None:
+        op, av = av[3].data[0]
+    return op
+
+
+@pytest.mark.parametrize("hints,written", [(True, False), (False, False), (False, True)])
+def test_every_gate_starts_with_its_class_or_literal(hints, written):
+    # `re` skips an alternative that starts with a class or literal when the character does
+    # not match; one that starts with an assertion is entered at every candidate, which is
+    # what made the gates most of the scan's cost (issue #24). A new gate is written so.
+    rx = _combined(TYPES, False, written, hints=hints)
+    top = _parser.parse(rx.pattern).data
+    assert [op for op, _ in top][:2] == [_c.IN, _c.ASSERT_NOT]  # the class, then `_REJECT`
+    gates = top[2][1][1].data[0][1][1]  # the lookbehind's first lookahead
+    heads = [_head(a) for a in _alternatives(gates)]
+    assert all(h in (_c.IN, _c.LITERAL) for h in heads), heads
+
+
+def _heads(alternative) -> list:
+    """The first operations an alternative can start with, through groups of alternatives."""
+    op, av = alternative.data[0]
+    while op is _c.SUBPATTERN and av[0] is None:
+        op, av = av[3].data[0]
+    if op is not _c.BRANCH:
+        return [op]
+    return [h for alt in av[1] for h in _heads(alt)]
+
+
+@pytest.mark.parametrize("name", ["mobile", "phone"])
+def test_phone_alternatives_put_their_first_character_before_any_lookbehind(name):
+    # `_nb("0") + "1…"`, not `_NB + "01…"`: the alternation is tried at every digit that
+    # passes the gates, and an alternative led by a lookbehind is never skipped
+    for alt in _alternatives(_parser.parse(REGISTRY[name].pattern)):
+        heads = _heads(alt)
+        assert all(h in (_c.IN, _c.LITERAL) for h in heads), (name, heads)

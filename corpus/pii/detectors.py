@@ -42,6 +42,18 @@ _DASH = f"[{DASHES}]"
 _NB = rf"(?<![0-9A-Za-z_/{DASHES}])"
 #: A digit-led candidate must not run on into more digits.
 _NA = r"(?![0-9])"
+
+
+def _nb(head: str) -> str:
+    """`head` (one character or class) where `_NB` holds before it, the lookbehind after it.
+
+    `re` tries an alternative that starts with a character or class only where it
+    matches, and one that starts with a lookbehind everywhere: a phone alternative
+    written ``_nb("0") + "1…"`` is skipped at once on a digit other than 0.
+    """
+    return head + rf"(?<![0-9A-Za-z_/{DASHES}]{head})"
+
+
 _SEP = r"[-. ]"
 
 CONTEXT_BEFORE = 30
@@ -391,7 +403,7 @@ _MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022"
 
 #: Korea's country code in international form: "+82", "0082" (the "00" international
 #: prefix dialled abroad), "(+82) " in brackets.
-KR_CODE = r"(?:(?:(?<![0-9])\+82|0082(?<![0-9]0082))[-. ]?|\(\+82\)\s?)"
+KR_CODE = r"(?:(?:\+(?<![0-9]\+)82|0082(?<![0-9]0082))[-. ]?|\(\+82\)\s?)"
 #: A mobile number with every digit spaced: "0 1 0 - 2 9 4 8 - 1 1 7 6", "0 1 0 2 9 4 8 …".
 _SPACED_SEP = rf"(?: [{DASHES}{DASH_LOOKALIKES}.] | )"
 _SPACED_MOBILE = (
@@ -407,8 +419,8 @@ _SPACED_MOBILE = (
 
 register(Detector(
     "mobile", 9,
-    r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + _NB + r"82[-. ]1[016789]|"
-    + _NB + r"\(01[016789]\)|" + _NB + r"01[016789])"
+    r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + _nb("8") + r"2[-. ]1[016789]|"
+    + _nb(r"\(") + r"01[016789]\)|" + _nb("0") + r"1[016789])"
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _SPACED_MOBILE
     + r"|" + _WORD_MOBILE
@@ -423,7 +435,9 @@ register(Detector(
 
 # 5. landline, VoIP and service numbers -----------------------------------------------------
 
-_AREA = r"(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080)"
+#: An area code after its leading 0 (02, 031-064, 070, 050x, 080).
+_AREA_TAIL = r"(?:2|3[1-3]|4[1-4]|5[1-5]|6[1-4]|70|50[2-8]?|80)"
+_AREA = "0" + _AREA_TAIL
 _SERVICE_PREFIXES = frozenset(
     "1522 1544 1566 1577 1588 1599 1600 1644 1661 1666 1670 1688 1800 1811 1833 1855 1877 "
     "1899".split()
@@ -470,8 +484,8 @@ def _accept_phone(text: str, m: re.Match, floor: int):
 #: Also with the digits right after the bracket: the trunk "0" people dial at home
 #: ("+44 (0)7911 482 665", "+33 (0)1 42 68 53 09"), an area code ("+1(415)392-7781").
 _INTERNATIONAL = (
-    r"(?<![0-9A-Za-z])\+(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
-    r"(?![0-9]|[.,]\d)|(?<![0-9A-Za-z])\+(?!82)[1-9]\d{7,14}(?![0-9])"
+    r"\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
+    r"(?![0-9]|[.,]\d)|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{7,14}(?![0-9])"
     r"|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}[ .\-]?\(\d{1,4}\)\s?\d{1,8}(?:[ .\-]\d{1,8}){1,5}"
     r"(?![0-9]|[.,]\d)"
 )
@@ -542,10 +556,10 @@ def _accept_any_phone(text: str, m: re.Match, floor: int):
 register(Detector(
     "phone", 10,
     r"(?:" + KR_CODE + r"(?:\(0\)|0)?(?:2|[3-6][1-5]|70)|"
-    + _NB + r"\(" + _AREA + r"\)|" + _NB + _AREA + r")"
+    + _nb(r"\(") + _AREA + r"\)|" + _nb("0") + _AREA_TAIL + r")"
     r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
-    + r"|" + _NB + rf"1(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
-    + r"|" + _NB + rf"[2-9]\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL
+    + r"|" + _nb("1") + rf"(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
+    + r"|" + _nb("[2-9]") + rf"\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL
     + "|" + _INTERNATIONAL_WRITTEN + "|" + _NANP
     + "|" + _WORD_LANDLINE
     + r"|" + _O_FOR_ZERO + r"7[Oo0](?:" + _GROUP_SEP + r")?[1-9]\d{2,3}" + _GROUP_SEP

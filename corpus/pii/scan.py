@@ -115,7 +115,7 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #: is followed by a separator or by a "no digit follows" lookahead. So at the start of a
 #: run of length L, one of these holds:
 #:   L >= 5 (resident, corporate, card, account, 6/8-digit dates, bare phones): the
-#:   possessive ``\d{1,4}+`` below is then followed by a digit;
+#:   possessive ``\d{0,3}+`` below (after the first digit) is then followed by a digit;
 #:   L <= 4 and the run goes on, after an optional space, an optional separator
 #:   (``./)``, a dash, ``년``, ``동`` or a plate syllable) and another optional space,
 #:   with a digit (``302동 1102호``, ``02–345–6789`` with an en dash too):
@@ -128,14 +128,24 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   there, touching or spaced (a mountain lot, ``후리 산53``, ``우두리 산 128``).
 #: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
+#:
+#: The gate is matched from the character after the candidate digit (`_combined` has
+#: matched the digit itself, so `re` skips the gate for any other character without
+#: trying it): a lookbehind here ends with that digit (``[0-9]``). A new alternative is
+#: written the same way: ``(?<=X)`` at the candidate becomes ``(?<=X[0-9])``, and a
+#: pattern ``P`` that starts on the digit becomes ``P`` without its first digit. Every
+#: optional item is possessive (``?+``): the separator class holds no space and no digit,
+#: so giving back what it took can never let the rest match (and a failing candidate,
+#: nearly all, is not tried eight ways).
 _DIGIT_GATE = (
     # the calendar word as a branch after the common prefix: one test for most candidates
-    r"\d{1,4}+\s?[./()년동"
+    r"\d{0,3}+\s?+[./()년동"
     + DASHES
     + DASH_LOOKALIKES
     + PLATE_LETTERS
-    + r"~\u318d\u00b7\u2022]?\s?(?:\d|[(\[]?[음양]력)"
-    r"|(?<=[로길동리가])|(?<=[로길동리가] )|(?<=[로길동리가] 산)|(?<=[로길동리가] 산 )"
+    + r"~\u318d\u00b7\u2022]?+\s?+(?:\d|[(\[]?[음양]력)"
+    r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
+    r"|(?<=[로길동리가] 산 [0-9])"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
@@ -165,6 +175,15 @@ _LETTER_GATES = {
     "mobile": r"[Oo]1",  # the letter O for 0: "O1O-6243-8851"
     "phone": r"[Oo]7",  # "O7O-8123-4409"
 }
+#: `_LETTER_GATES`' e-mail gate as the digit gate reads it, after the candidate digit
+#: (a local part that starts with a digit, "1234abc@").
+_DIGIT_EMAIL_GATE = r"(?<![A-Za-z0-9._%+\-][0-9])[A-Za-z0-9._%+\-]{0,63}+@"
+#: Candidate characters that no gate lets through, told by the character before them
+#: (one lookbehind, so most of them cost no gate at all): a digit after a digit, a letter
+#: after a letter or digit (the digit and letter gates start no candidate there), and in
+#: the first pass "공"/"영" after a syllable (its only gate, `WORD_PHONE_HINT`, says so).
+_REJECT = r"[0-9][0-9]|[A-Za-z0-9][A-Za-z]"
+_REJECT_HINTED = _REJECT + r"|[가-힣][공영]"
 
 
 #: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
@@ -254,6 +273,22 @@ def _rollback(text: str, at: int) -> int:
     return max(0, min(at - _EMAIL_REACH, start))
 
 
+def _class(chars: set[str] | frozenset[str]) -> str:
+    """The body of a character class of `chars` (escaped, in a fixed order)."""
+    return re.escape("".join(sorted(chars)))
+
+
+def _at_letter(gate: str) -> str:
+    """``(?=[A-Za-z])(?:gate)``, written to start with the class itself.
+
+    `re` tries an alternative that starts with a character class (or a literal) only
+    when the character is in it, and one that starts with an assertion always; `gate`
+    (the letter gates, written at the candidate) is tried at the candidate in a
+    lookbehind of the one letter matched.
+    """
+    return rf"[A-Za-z](?<=(?=(?:{gate}))[A-Za-z])"
+
+
 @functools.lru_cache(maxsize=256)
 def _combined(
     names: tuple[str, ...], bare_hosts: bool = True, written: bool = True, hints: bool = False
@@ -283,34 +318,41 @@ def _combined(
         raise ValueError("hints go with the pattern that has neither bare hosts nor written forms")
     detectors = sorted((REGISTRY[n] for n in names), key=lambda d: d.priority)
     body = _body(detectors, tagged=True)
-    first = _first(detectors)
+    first = {c for d in detectors for c in _expand(d.first)} | _expand(WIDE_STARTS)
     dots = bare_hosts and "url" in names
     # dispatch on the class of the candidate character first: most are digits, then
     # letters, most of which are inside a word (where no letter-led pattern can start)
     gates_by_type = dict(_LETTER_GATES, email=_WRITTEN_EMAIL_GATE) if written else _LETTER_GATES
-    digit = _DIGIT_GATE + ("|" + _LETTER_GATES["email"] if "email" in names else "")
+    digit = _DIGIT_GATE + ("|" + _DIGIT_EMAIL_GATE if "email" in names else "")
     letter = "|".join(g for name, g in gates_by_type.items() if name in names)
     if hints:  # the letter-led hints start a word too ("(at)", " at ", ".kr")
         letter = "|".join(g for g in (letter, _LETTER_HINTS) if g)
-    gates = [rf"(?=[0-9])(?<![0-9])(?:{digit})"]
+    # each gate starts with its own class or literal, so `re` tries only the one (or none)
+    # whose character is the candidate's; `_REJECT` has left out digits after a digit and
+    # letters after a letter or digit
+    gates = [f"[0-9](?:{digit})"]
     if letter:
-        gates.append(rf"(?=[A-Za-z])(?<![A-Za-z0-9])(?:{letter})")
+        gates.append(_at_letter(letter))
+    if not dots:
+        first.discard(".")
+    if not written:  # "공", "영" start only a phone number read out ("공일공 …", "영이 …")
+        first -= {"공", "영"}
+    if hints:
+        first |= _expand("@공영골앳엣A-Za-z")
     # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳" do not
-    gates += [r"(?![0-9A-Za-z(.@공영골앳엣])" if hints else r"(?![0-9A-Za-z(.])", r"\((?=[0+])"]
+    held = _expand("0-9A-Za-z(." + ("@공영골앳엣" if hints else ""))
+    gates += [f"[{_class(first - held)}]", r"\((?=[0+])"]
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)
-    else:
-        first = first.replace(r"\.", "")
-    if not written:  # "공", "영" start only a phone number read out ("공일공 …", "영이 …")
-        first = first.replace("공", "").replace("영", "")
     # a full-width digit, "＠" or "－": the scan starts again on the folded text (`find`)
     gates.append(f"[{WIDE_STARTS}]")
     if hints:  # before every detector, so a hint is never hidden behind another match
         gates.append(_SYMBOL_HINTS)
         body = f"(?P<{_HINT}>{_HINT_RX.pattern})|{body}"
-        first += "@공영골앳엣A-Za-z"
     body = f"(?P<{_WIDE}>[{WIDE_STARTS}])|{body}"  # first: "\d" in a pattern matches "０" too
-    rx = re.compile(f"[{first}{WIDE_STARTS}](?<=(?=(?:{'|'.join(gates)}))(?={body}).)")
+    reject = _REJECT_HINTED if hints else _REJECT
+    gate = "|".join(gates)
+    rx = re.compile(f"[{_class(first)}](?<!{reject})(?<=(?=(?:{gate}))(?={body}).)")
     if rx.groups != len(detectors) + 1 + hints:  # m.lastgroup: a detector, _wide or _hint
         raise ValueError("detector patterns may hold named groups only")
     return rx
