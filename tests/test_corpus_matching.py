@@ -9,9 +9,10 @@ import os
 import numpy as np
 import pytest
 
-from corpus.bm25 import BM25Index, mecab_surfaces, tokenize
+from corpus.bm25 import BM25Index, tokenize
 from corpus.datadir import resolve_data_dir
 from corpus.matching import MatchConfig, Matcher, count_phrases, match_key, short_key_table
+from corpus.mecab_surfaces import mecab_surfaces
 
 BENCH = [
     "정말 재미없는 영화다.",
@@ -424,7 +425,7 @@ def test_fast_morphs_equal_mecab_morphs_on_odd_text():
 def test_morphs_falls_back_to_mecab_morphs_when_the_tagger_fails(monkeypatch):
     """``Tagger.parse`` gives None (MeCab's NULL) on failure: `mecab_surfaces` then calls
     ``morphs``, which raises Mecab's error (here a stand-in's result shows the call was made)."""
-    from corpus import bm25
+    from corpus import mecab_surfaces as surfaces
 
     class Failing:
         def parse(self, text: str) -> None:
@@ -434,8 +435,8 @@ def test_morphs_falls_back_to_mecab_morphs_when_the_tagger_fails(monkeypatch):
         def morphs(self, text: str) -> list[str]:
             return ["fallback", text]
 
-    monkeypatch.setattr(bm25, "_TAGGER", Failing())
-    monkeypatch.setattr(bm25, "_MECAB", Morphs())
+    monkeypatch.setattr(surfaces, "_TAGGER", Failing())
+    monkeypatch.setattr(surfaces, "_MECAB", Morphs())
     assert mecab_surfaces("가\n나") == ["fallback", "가\n나"]
 
 
