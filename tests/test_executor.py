@@ -16,6 +16,7 @@ import pytest
 from corpus.executor import ShardJob, merge_counts, run_stage
 from corpus.readers import iter_records
 from corpus.records import RecordWriter, read_records
+from tests.processes import survivors_of_sigkill
 
 
 def upper_shard(job: ShardJob) -> dict:
@@ -410,27 +411,10 @@ def test_a_started_worker_exits_when_its_parent_is_killed(tmp_path):
         stdout=subprocess.PIPE,
         text=True,
     )
+    workers: list[int] = []
     try:
         workers = [int(p) for p in proc.stdout.readline().split()]
         assert len(workers) == 2
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and any(_alive(p) for p in workers):
-            time.sleep(0.1)
-        alive = [p for p in workers if _alive(p)]
     finally:
-        proc.kill()
-        proc.wait()
-    for pid in alive:
-        os.kill(pid, signal.SIGKILL)
-    assert not alive, f"workers {alive} outlived their killed parent"
-
-
-def _alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie, exited but not reaped, counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+        left = survivors_of_sigkill(proc, workers)
+    assert not left, f"workers {left} outlived their killed parent"

@@ -18,6 +18,7 @@ import pytest
 from pretrain.build_data import build_examples, main
 from pretrain.input_pipeline import examples_manifest, make_loader, synthetic_batch
 from pretrain.masking import MaskingSpec, word_ids
+from tests.processes import spawned_workers, survivors_of_sigkill
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pretrain" / "corpus.jsonl"
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -400,31 +401,9 @@ def test_worker_processes_give_the_same_stream(built):
         par.close()
 
 
-def _children_of(parent: int) -> list[int]:
-    """Pids whose parent is `parent`, read from /proc."""
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == parent:
-            pids.append(int(stat.parent.name))
-    return pids
-
-
-def _is_loader_worker(pid: int) -> bool:
-    """A spawned worker (not multiprocessing's resource tracker, not a reaped zombie)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"spawn_main" in cmdline and b"resource_tracker" not in cmdline
-
-
 def _loader_workers() -> list[int]:
     """Pids of this process's spawned loader workers."""
-    return [p for p in _children_of(os.getpid()) if _is_loader_worker(p)]
+    return spawned_workers(os.getpid())
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc")
@@ -470,10 +449,8 @@ if __name__ == "__main__":
 def test_loader_workers_exit_when_the_training_process_is_killed(built, tmp_path):
     """SIGKILL of the training process (an out-of-memory kill) must not leave its loader
     workers behind (without the parent watch they sleep on their queue for ever)."""
-    import signal
     import subprocess
     import sys
-    import time
 
     script = tmp_path / "parent.py"
     script.write_text(_ORPHAN_PARENT)
@@ -484,22 +461,14 @@ def test_loader_workers_exit_when_the_training_process_is_killed(built, tmp_path
         env=env,
         text=True,
     )
+    workers: list[int] = []
     try:
         assert proc.stdout.readline().strip() == "ready"
-        workers = [p for p in _children_of(proc.pid) if _is_loader_worker(p)]
+        workers = spawned_workers(proc.pid)
         assert len(workers) == 2, workers
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
-        deadline = time.monotonic() + 30
-        while any(Path(f"/proc/{p}").exists() for p in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        alive = [p for p in workers if Path(f"/proc/{p}").exists()]
     finally:
-        proc.kill()
-        proc.wait()
-    for pid in alive:
-        os.kill(pid, signal.SIGKILL)
-    assert not alive, f"loader workers {alive} outlived the killed training process"
+        left = survivors_of_sigkill(proc, workers)
+    assert not left, f"loader workers {left} outlived the killed training process"
 
 
 def test_batch_statistics_catches_split_words(built):
