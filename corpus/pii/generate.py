@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 
 from corpus.pii.address_rules import institution_address
 from corpus.pii.addresses import core_of, generate_address, plain_address
+from corpus.pii.birthdates import date_fields
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
     DL_REGIONS,
@@ -349,6 +350,8 @@ _REGION_NAMES = tuple(DL_REGIONS)
 
 
 def gen_birth_date(value: str, rng: random.Random) -> str:
+    if "년" in value:  # "6 9 년 0 8 월 1 7 일", "7O년 4월 1일", "53년 2 월" (no day)
+        return _gen_year_month_day(value, rng)
     parts = re.findall(r"\d+", value)
     if len(parts) == 1:  # 19900305 or 900305
         d = parts[0]
@@ -369,6 +372,24 @@ def gen_birth_date(value: str, rng: random.Random) -> str:
         return _put_digits(value, new)
     it = iter([ny, nmo, nda])
     return re.sub(r"\d+", lambda _: next(it), value)
+
+
+def _gen_year_month_day(value: str, rng: random.Random) -> str:
+    """A ``N년 N월 N일`` date drawn like `gen_birth_date`'s, written into the digits of
+    `value` (a letter O for 0 in its year too), so its spaces and words stay as written."""
+    y, mo, da = date_fields(value)
+    while True:
+        if len(y) == 4:
+            ny = str(_near_year(int(y), rng, 1900, 2099))
+        else:
+            ny = f"{_near_year(int(y), rng, 0, 99):02d}"
+        nmo = _same_width_number(mo, rng, 12)
+        nda = _same_width_number(da, rng, 31) if da else ""
+        year = int(ny) if len(ny) == 4 else 1900 + int(ny)
+        if is_calendar_date(year, int(nmo), int(nda or 1)):
+            break
+    it = iter(ny + nmo + nda)
+    return "".join(next(it) if c.isdigit() or c in "Oo" else c for c in value)
 
 
 def _same_width_number(orig: str, rng: random.Random, top: int) -> str:
