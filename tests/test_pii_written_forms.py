@@ -15,7 +15,7 @@ from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
 from corpus.pii.scan import Scanner, written_forms
-from corpus.pii.validators import DASH_LOOKALIKES, rrn_checksum_ok
+from corpus.pii.validators import DASH_LOOKALIKES, global_ip, rrn_checksum_ok
 from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 
@@ -970,3 +970,55 @@ def test_a_date_standing_as_a_field_of_a_person_s_record(text, value):
 )  # fmt: skip
 def test_record_dates_of_events_or_without_a_person_are_left_alone(text):
     assert _found(text) == []
+
+
+@pytest.mark.parametrize(
+    "ip", ["127.0.0.1", "192.168.0.100", "10.0.0.1", "172.16.4.20", "169.254.10.3",
+           "2001:db8::1", "fe80::1:2:3:4", "::1"],
+)  # fmt: skip
+def test_an_ip_that_is_not_global_is_kept_and_counted(ip):
+    text = f"게이트웨이 {ip} 로 접속"
+    out, spans, kept = PZ.apply_counted(text)
+    assert [s.type for s in FAST.find(text)] == ["ip"]
+    assert out == text and spans == [] and kept == {"non_global_ip": 1}
+
+
+def test_a_global_ip_is_still_replaced():
+    for ip in ("203.248.12.77", "121.134.55.8", "2404:6800:4004:81a::200e"):
+        out, spans, kept = PZ.apply_counted(f"접속 IP {ip} 차단")
+        assert ip not in out and [s.type for s in spans] == ["ip"] and not kept
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://doi.org/10.18653/v1/2020.acl-main.747", "https://arxiv.org/abs/2105.09680",
+     "docs.python.org/3/library/re.html", "https://download.pytorch.org/whl/cu121",
+     "https://ko.wikipedia.org/wiki/%ED%95%9C", "https://pypi.org/project/regex/"],
+)  # fmt: skip
+def test_a_reference_or_documentation_page_is_kept_and_counted(url):
+    text = f"원문은 {url} 참고"
+    out, spans, kept = PZ.apply_counted(text)
+    assert [text[s.start : s.end] for s in FAST.find(text)] == [url]
+    assert out == text and spans == [] and kept == {"reference_page": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://ko.wikipedia.org/wiki/User:Hong12", "https://docs.google.com/document/d/1aBcD",
+     "https://docs.example.org/~hong/notes", "https://arxiv.org/a/hong_g_1?id=77",
+     "github.com/hong12/dotfiles", "https://pypi.org/user/hong12/",
+     "https://docs.example.com/share?user=hong12"],
+)  # fmt: skip
+def test_a_reference_site_s_page_that_names_someone_is_replaced(url):
+    text = f"자료는 {url} 참고"
+    out, spans, kept = PZ.apply_counted(text)
+    assert [s.type for s in spans] == ["url"] and not kept, (url, out)
+
+
+def test_an_ip_s_pseudonym_is_a_global_address():
+    """A pseudonym in 10.…/127.…/192.168.… would be kept on a second pass, as if unreplaced."""
+    rng = random.Random(34)
+    for seed in range(300):
+        ip = ".".join(str(rng.randint(1, 223) if i == 0 else rng.randint(0, 255)) for i in range(4))
+        if global_ip(ip):
+            assert global_ip(Pseudonymizer(seed=seed).pseudonym("ip", ip)), ip

@@ -312,6 +312,43 @@ def public_host(value: str) -> bool:
     return site is not None and not _personal_site(site.group(1))
 
 
+#: Reference and documentation sites: a page there is a paper, a package, a manual or an
+#: encyclopedia entry written for everyone, and its path names the work, not a person
+#: (issue #24's third blind set: ``https://doi.org/10.18653/…``, ``docs.python.org/3/…``).
+#: The host itself or any subdomain (``dx.doi.org``, ``ko.wikipedia.org``). Code hosting is
+#: not here: ``github.com/OWNER/REPO`` names an account.
+REFERENCE_HOSTS = ("doi.org", "arxiv.org", "pypi.org", "wikipedia.org")
+#: A host that starts with one of these serves a project's manuals or files
+#: (``docs.python.org``, ``download.pytorch.org``); but for `_SHARED_DOCS`.
+_REFERENCE_PREFIXES = ("docs.", "download.", "downloads.")
+#: Document hosts whose pages are someone's own document ("docs.google.com/document/d/…").
+_SHARED_DOCS = frozenset(("docs.google.com",))
+#: A path or query that names someone even on a reference site: ``/~user``, ``/@user``, a
+#: user's page (``User:``, ``사용자:`` percent-encoded), ``id=``, ``user=``, an e-mail.
+_PERSONAL_PATH = re.compile(
+    r"[~@]|[?&;](?:id|uid|user\w*|nick\w*|e?mail|name|member\w*)=|/(?:users?|profiles?|members?|u)/"
+    r"|(?:User|%EC%82%AC%EC%9A%A9%EC%9E%90)(?:[_ ]talk|%ED%86%A0%EB%A1%A0)?:",
+    re.IGNORECASE,
+)
+
+
+def reference_page(value: str) -> bool:
+    """True when the URL `value` is a page of a reference or documentation site
+    (`REFERENCE_HOSTS`, `_REFERENCE_PREFIXES`) whose path names no one."""
+    rest = value.split("://", 1)[-1]
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
+    host, path = (rest[:cut], rest[cut:]) if cut >= 0 else (rest, "")
+    host = host.lower()
+    if "@" in host or ":" in host or host in _SHARED_DOCS:
+        return False  # user information or a port before the path: not a plain page
+    if not (
+        any(host == h or host.endswith("." + h) for h in REFERENCE_HOSTS)
+        or host.removeprefix("www.").startswith(_REFERENCE_PREFIXES)
+    ):
+        return False
+    return _PERSONAL_PATH.search(path) is None
+
+
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
 BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)
 

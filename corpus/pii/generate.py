@@ -35,6 +35,7 @@ from corpus.pii.detectors import (
     foreign_number,
     mail_domain,
     public_host,
+    reference_page,
 )
 from corpus.pii.particles import final_class
 from corpus.pii.scan import Scanner, Span
@@ -42,6 +43,7 @@ from corpus.pii.validators import (
     SEX_DIGIT_CENTURY,
     brn_check_digit,
     crn_check_digit,
+    global_ip,
     is_calendar_date,
     luhn_check_digit,
     rrn_check_digit,
@@ -147,7 +149,22 @@ def gen_url(value: str, rng: random.Random) -> str:
     return scheme + www + _scramble(head, rng) + tail + _scramble(rest, rng)
 
 
+#: Draws of `gen_ip` before it gives up on a global address (nearly all draws are global).
+_IP_DRAWS = 64
+
+
 def gen_ip(value: str, rng: random.Random) -> str:
+    """Another address of the same shape, a global one: a non-global pseudonym
+    (``10.…``, ``127.…``) would be kept on a second pass (`public_kind`), as if no
+    address had been replaced."""
+    for _ in range(_IP_DRAWS):
+        new = _draw_ip(value, rng)
+        if global_ip(new):
+            return new
+    return new
+
+
+def _draw_ip(value: str, rng: random.Random) -> str:
     if ":" not in value:
         octets = []
         for i, part in enumerate(value.split(".")):
@@ -625,6 +642,9 @@ PUBLIC_KINDS = {
     "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
     "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
     "institution_address": "a public institution's address right after its name: 국회 주소 …",
+    "reference_page": "a page of a reference or documentation site: https://doi.org/10.…, "
+    "docs.python.org/3/…",
+    "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1",
 }
 
 
@@ -638,6 +658,10 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
         return "service_number"
     if kind == "url" and public_host(value):
         return "public_host"
+    if kind == "url" and reference_page(value):
+        return "reference_page"
+    if kind == "ip" and not global_ip(value):
+        return "non_global_ip"
     if kind == "address" and text and institution_address(text, start, start + len(value)):
         return "institution_address"
     return None
