@@ -92,11 +92,12 @@ _DATE_WORDS = re.compile(r"[년월일]")
 
 def date_fields(value: str) -> tuple[str, str, str] | None:
     """(year, month, day) as digit strings, or None; day is "" for a month-only date."""
-    if "년" in value:  # "64년 1 1월 3일", "7O년 4월 1일", "53년 2 월" (no day: "")
+    parts = _DIGIT_RUN.findall(value)
+    if "년" in value and (len(parts) != 3 or "O" in value or "o" in value):
+        # "64년 1 1월 3일", "7O년 4월 1일", "53년 2 월" (no day: "")
         parts = _DATE_WORDS.split(value.replace("O", "0").replace("o", "0"))
         y, mo, d = (_NOT_DIGIT.sub("", p) for p in (parts + ["", ""])[:3])
         return (y, mo, d) if y and mo else None
-    parts = _DIGIT_RUN.findall(value)
     if len(parts) == 3:
         return parts[0], parts[1], parts[2]
     if len(parts) == 1 and len(parts[0]) in (6, 8):
@@ -219,7 +220,7 @@ def is_cutoff(text: str, s: int, e: int) -> bool:
 def short_year(value: str) -> bool:
     """True for a ``NN년`` date with a two-digit year ("63년 9월", "6 9 년", "7O년")."""
     k = value.find("년", 0, 5)
-    return k > 0 and sum(c.isdigit() or c in "Oo" for c in value[:k]) == 2
+    return k > 0 and len(value[:k].replace(" ", "")) == 2  # "63 년", "6 9 년", "7O년"
 
 
 #: An apostrophe that stands for the century: "'92년 12월 9일생", "’85.12.24" (typed or curly).
@@ -238,7 +239,7 @@ def year_apostrophe(text: str, s: int, e: int, floor: int) -> int:
 
 
 #: A record line's field separator before or after the date.
-_FIELD_MARKS = "/|"
+_FIELD_MARKS = frozenset("/|")
 #: What says a record line is about a person: name, sex, age, residence, a masked name.
 _PERSON_FIELD = re.compile(
     r"이름|성명|성함|환자|신상|인적|성별|나이|거주|직업|혈액형|\d{1,3}\s?세|[가-힣][O○◯*]{2}"
@@ -261,8 +262,10 @@ def birth_record(text: str, s: int, e: int) -> bool:
     (`_PERSON_FIELD`). Not when a field next to it dates an event (`_EVENT_FIELD`:
     "일정 / 24년 3월 2일 / 개강", "발생일: … / 접수일: …").
     """
-    before = text[max(0, s - 2) : s].rstrip()
-    if not before or before[-1] not in _FIELD_MARKS:
+    c = text[s - 1 : s]
+    if c == " ":
+        c = text[s - 2 : s - 1]
+    if c not in _FIELD_MARKS:
         return False  # nearly every date: looked at before the line is
     lo = text.rfind("\n", 0, s) + 1
     hi = text.find("\n", e)
@@ -282,9 +285,14 @@ def birth_record(text: str, s: int, e: int) -> bool:
 _CORRECTION_BEFORE = re.compile(
     r"(?:실제로는|실제는|정확히는|정확하게는|정정하면|정정\s?[:：]|아니라|아니고)\s?$"
 )
+#: The last character of a `_CORRECTION_BEFORE` word (a space may follow it).
+_CORRECTION_LAST = frozenset("는라고:：")
 #: The label of another date: "입사일은", "접수일:", "가입 날짜는" (a day of a date has a digit
 #: before its 일; 생일, 생년월일 are birth labels).
 _OTHER_DATE_LABEL = re.compile(r"[가-힣](?<![생월])일\s?(?:은|는|이|:|자)|날짜|일자")
+#: The character before a date (a space skipped) that `birth_record` or `corrected_birth`
+#: needs: the only ones `corpus.pii.detectors` calls them after.
+RECORD_OR_CORRECTION = _FIELD_MARKS | _CORRECTION_LAST
 #: How far before the corrected date the label of the sentence may stand.
 _CORRECTION_REACH = 80
 
@@ -295,10 +303,12 @@ def corrected_birth(text: str, s: int) -> bool:
     A correction word touches the date (`_CORRECTION_BEFORE`) and a birth label
     (생년월일, 생일 …) stands earlier in the sentence: the first date was the birth's.
     """
-    tail = text[max(0, s - 7) : s]
-    if "실제" not in tail and "정" not in tail and "아니" not in tail:
+    c = text[s - 1 : s]
+    if c == " ":
+        c = text[s - 2 : s - 1]
+    if c not in _CORRECTION_LAST:
         return False  # nearly every date
-    if _CORRECTION_BEFORE.search(tail) is None:
+    if _CORRECTION_BEFORE.search(text, max(0, s - 7), s) is None:
         return False
     lo = max(0, s - _CORRECTION_REACH)
     for b in _SENTENCE_END.finditer(text, lo, s):
@@ -323,8 +333,7 @@ def one_person_month(text: str, value: str, e: int) -> bool:
     A date with its day is always True; a month-only one (matched only before 생 or
     출생) needs 생 to go on as one person's predicate (`_MONTH_BIRTH_NEXT`).
     """
-    fields = date_fields(value)
-    if fields is None or fields[2]:
-        return True
+    if not value.endswith("월"):
+        return True  # a day ends the date
     k = e + 2 if text[e : e + 1] == "출" else e + 1
     return text[k : k + 1] in _MONTH_BIRTH_NEXT

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from corpus.pii.address_rules import LOT_REST, accept_address
 from corpus.pii.birthdates import (
+    RECORD_OR_CORRECTION,
     birth_context,
     birth_date_valid,
     birth_record,
@@ -917,12 +918,18 @@ def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
     # "63년 9월 23일": AD 63 in a history text, unless "…일생" or 생년월일 says so (tight)
-    short = short_year(m.group())
+    short = text[s + 2 : s + 4].lstrip().startswith("년") or (
+        text[s + 1] in " Oo" and short_year(m.group())  # "6 9 년", "7O년"
+    )
+    before = text[s - 1 : s] if text[s - 1 : s] != " " else text[s - 2 : s - 1]
     if not (
         birth_context(text, s, e, tight=short)
         or (not short and lifespan(text, s, e))
-        or birth_record(text, s, e)
-        or corrected_birth(text, s)
+        # a record's field ("… / 66년 11월 28일 /") or a correction ("실제로는 64년 …")
+        or (
+            before in RECORD_OR_CORRECTION
+            and (birth_record(text, s, e) or corrected_birth(text, s))
+        )
     ) or is_cutoff(text, s, e):
         return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
     if not birth_date_valid(m.group()) or not one_person_month(text, m.group(), e):
@@ -934,13 +941,13 @@ def _accept_birth(text: str, m: re.Match, floor: int):
 #: "1951년 (양력) 3월 2일". Written as a branch on the month's first digit, so a date with
 #: no calendar word (nearly all) costs one test more, not an optional group (~5% of the scan).
 #: Its two digits, like the day's, may stand a space apart (voice input, OCR: "1 1월").
-_CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)(?: ?\d)?"
+_CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)(?: ?\d)?+"
 #: The year of a `NN년` date as voice input, OCR and old forms write it: "80년도", the
 #: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit).
-_YEAR = r"(?:\d{4}|\d{2}|\d[Oo]|(?<![0-9] )\d \d)\s?년도?"
+_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?년도?"
 #: A date of birth given to the month only, with 생 or 출생 touching it ("53년 2 월생"; the
 #: hand-labelled sets leave "87년 1월 생이고 정확히는 …" to the full date that follows).
-_DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?\s?일|(?=출?생))"
+_DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?일|(?=출?생))"
 
 register(Detector(
     "birth_date", 14,

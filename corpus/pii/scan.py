@@ -124,7 +124,7 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   may be a look-alike (``010ㅡ1234``, `DASH_LOOKALIKES`), the separator a bracket
 #:   (``1 (310) 555-0142``);
 #:   or a year with a calendar word before its month (``51년 음력 9월``, ``1951년 (양력) 3월``),
-#:   or with ``도`` (``80년도 5월``), or a two-digit year with the letter O for 0 (``7O년 4월``);
+#:   or with ``도`` (``80년도 5월``); the run may hold the letter O for 0 (``7O년 4월``);
 #:   or it is a house number right after ``로/길/동/리/가`` (address), or after ``산``
 #:   there, touching or spaced (a mountain lot, ``후리 산53``, ``우두리 산 128``).
 #: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
@@ -140,12 +140,11 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #: nearly all, is not tried eight ways).
 _DIGIT_GATE = (
     # the calendar word as a branch after the common prefix: one test for most candidates
-    r"\d{0,3}+\s?+[./()년동"
+    r"[\dOo]{0,3}+\s?+[./()년동"
     + DASHES
     + DASH_LOOKALIKES
     + PLATE_LETTERS
-    + r"~\u318d\u00b7\u2022]?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"
-    r"|[Oo]\s?년\s?\d"  # "80년도 5월", "7O년 4월" (birth dates as OCR and old forms write them)
+    + r"~\u318d\u00b7\u2022]?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
     r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])"
 )
