@@ -15,7 +15,7 @@ from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
 from corpus.pii.scan import Scanner, written_forms
-from corpus.pii.validators import DASH_LOOKALIKES, rrn_checksum_ok
+from corpus.pii.validators import DASH_LOOKALIKES, global_ip, rrn_checksum_ok
 from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 
@@ -874,3 +874,151 @@ def test_a_lot_with_the_letter_o_for_zero_is_a_copy_of_the_lot_with_zero():
     lot = (first.split()[-2] + first.split()[-1]).replace("O", "0")
     assert lot == second[1:].split(" 맞")[0].replace(" ", "").replace("O", "0")  # one pseudonym
     assert "하단동" not in out and "607" not in out
+
+
+def _short_date(rng: random.Random) -> tuple[int, int, int]:
+    return rng.randint(30, 99), rng.randint(1, 12), rng.randint(1, 28)
+
+
+def test_an_apostrophe_before_a_two_digit_year_belongs_to_the_date():
+    rng = random.Random(31)
+    for mark in "'’‘":
+        y, m, d = _short_date(rng)
+        for date in (f"{mark}{y}년 {m}월 {d}일", f"{mark}{y}.{m:02d}.{d:02d}"):
+            assert _found(f"피해자는 {date}생으로") == [(date, "birth_date")]
+    # a quoted value keeps its quotes outside; a four-digit year has no apostrophe
+    assert _found("생년월일 ‘85.12.24’ 확인") == [("85.12.24", "birth_date")]
+    assert _found("생년월일 '1985.12.24") == [("1985.12.24", "birth_date")]
+
+
+def test_digits_a_space_apart_the_letter_o_and_nyeondo_in_a_birth_date():
+    rng = random.Random(32)
+    for _ in range(20):
+        y, m, d = _short_date(rng)
+        spaced = f"{y // 10} {y % 10} 년 {m // 10} {m % 10} 월 {d // 10} {d % 10} 일"
+        assert _found(f"생 년 월 일 : {spaced} (음성인식)") == [(spaced, "birth_date")]
+        odd = f"{y}년 {m // 10} {m % 10}월 {d}일" if m >= 10 else f"{y}년 {m}월 {d}일"
+        assert _found(f"생년월일이 {odd}로 되어") == [(odd, "birth_date")]
+        ocr = f"{y // 10}O년 {m}월 {d}일"
+        assert _found(f"▶ 생년월일 : {ocr} (OCR)") == [(ocr, "birth_date")]
+        for tail in ("생으로", " 생이고"):
+            dated = f"{y}년도 {m}월 {d}일"
+            assert _found(f"본인은 {dated}{tail}") == [(dated, "birth_date")]
+    out = PZ.apply("▶ 생년월일 : 7O년 4월 1일 (OCR)")[0]
+    assert "7O년 4월 1일" not in out and "년 " in out and "월 " in out
+
+
+def test_a_birth_given_to_the_month_touches_its_saeng():
+    rng = random.Random(33)
+    for _ in range(10):
+        y, m, _d = _short_date(rng)
+        for month in (f"{y}년 {m}월", f"{y}년 {m} 월", f"19{y}년 {m}월"):
+            assert _found(f"아버지는 {month}생이시고") == [(month, "birth_date")]
+            # a cohort, not one person; a month with a space before 생 is left to the full date
+            assert _found(f"{month}생 아기 모임 있어요") == []
+            assert _found(f"{month}생들 모여라") == []
+            assert _found(f"저는 {month} 생이고") == []
+            assert _found(f"{month}생부터 접종") == []
+    out = PZ.apply("아버지는 53년 2 월생이시고")[0]
+    assert "53년 2 월" not in out and out.endswith(" 월생이시고")
+
+
+def test_a_corrected_date_after_a_birth_label_is_a_birth_date_too():
+    text = "생년월일이 64년 1 1월 3일로 되어 있는데 실제로는 64년 11월 13일 입니다."
+    assert _found(text) == [("64년 1 1월 3일", "birth_date"), ("64년 11월 13일", "birth_date")]
+    text = "제 생일은 90년 5월 5일이 아니라 90년 5월 6일입니다"
+    assert [v for v, _ in _found(text)] == ["90년 5월 5일", "90년 5월 6일"]
+    # no birth label in the sentence, another date's label between, or no first date
+    assert _found("개업일은 실제로는 24년 3월 2일입니다") == []
+    assert _found("생년월일이 64년 11월 3일이고, 입사일은 정확히는 99년 3월 2일입니다") == [
+        ("64년 11월 3일", "birth_date")
+    ]
+    assert _found("생일 선물은 실제로는 24년 3월 2일에 받았다") == []
+
+
+def test_a_date_said_to_be_someone_s_birthday():
+    assert _found("“81년 6월 12일”이 제 생일이고 그날") == [("81년 6월 12일", "birth_date")]
+    assert _found("81년 6월 12일은 제 생일입니다") == [("81년 6월 12일", "birth_date")]
+    assert _found("1981년 6월 12일이 아들의 생일이다") == [("1981년 6월 12일", "birth_date")]
+    for text in ("2024년 3월 8일이 제 생일이라 휴가를 냈다", "24년 3월 8일은 생일 파티가 있었다",
+                 "24년 3월 8일이 생일 쿠폰 마감"):  # fmt: skip
+        assert _found(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("[신상] 이름 김OO / 66년 11월 28일 / 서울 거주", "66년 11월 28일"),
+     ("환자 정보: 남 / 77년 9월 23일 / 당뇨 병력 있음", "77년 9월 23일"),
+     ("성별 여 / 85년 3월 2일 / 서울", "85년 3월 2일"),
+     ("| 성명 | 박○○ | 59.03.11 |", "59.03.11"),
+     ("나이 38세 / 1986년 1월 2일", "1986년 1월 2일")],
+)  # fmt: skip
+def test_a_date_standing_as_a_field_of_a_person_s_record(text, value):
+    assert _found(text) == [(value, "birth_date")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["일정 / 24년 3월 2일 / 개강",
+     "홍길동 / 24년 3월 2일 / 서울",
+     "이름 김OO / 24년 3월 2일 / 입사",
+     "환자 정보: 남 / 24년 3월 2일 / 입원",
+     "| 이름 | 김OO | 24.03.02 | 접수 |",
+     "발생일: 24년 1월 8일 / 접수일: 24년 1월 9일 / 종결일: 24년 2월 2일",
+     "성별 남 / 접수일: 24년 1월 8일 / 서울",
+     "이름 김OO / 24년 3월 2일 오후 / 서울"],
+)  # fmt: skip
+def test_record_dates_of_events_or_without_a_person_are_left_alone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize(
+    "ip", ["127.0.0.1", "192.168.0.100", "10.0.0.1", "172.16.4.20", "169.254.10.3",
+           "2001:db8::1", "fe80::1:2:3:4", "::1"],
+)  # fmt: skip
+def test_an_ip_that_is_not_global_is_kept_and_counted(ip):
+    text = f"게이트웨이 {ip} 로 접속"
+    out, spans, kept = PZ.apply_counted(text)
+    assert [s.type for s in FAST.find(text)] == ["ip"]
+    assert out == text and spans == [] and kept == {"non_global_ip": 1}
+
+
+def test_a_global_ip_is_still_replaced():
+    for ip in ("203.248.12.77", "121.134.55.8", "2404:6800:4004:81a::200e"):
+        out, spans, kept = PZ.apply_counted(f"접속 IP {ip} 차단")
+        assert ip not in out and [s.type for s in spans] == ["ip"] and not kept
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://doi.org/10.18653/v1/2020.acl-main.747", "https://arxiv.org/abs/2105.09680",
+     "docs.python.org/3/library/re.html", "https://download.pytorch.org/whl/cu121",
+     "https://ko.wikipedia.org/wiki/%ED%95%9C", "https://pypi.org/project/regex/"],
+)  # fmt: skip
+def test_a_reference_or_documentation_page_is_kept_and_counted(url):
+    text = f"원문은 {url} 참고"
+    out, spans, kept = PZ.apply_counted(text)
+    assert [text[s.start : s.end] for s in FAST.find(text)] == [url]
+    assert out == text and spans == [] and kept == {"reference_page": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://ko.wikipedia.org/wiki/User:Hong12", "https://docs.google.com/document/d/1aBcD",
+     "https://docs.example.org/~hong/notes", "https://arxiv.org/a/hong_g_1?id=77",
+     "github.com/hong12/dotfiles", "https://pypi.org/user/hong12/",
+     "https://docs.example.com/share?user=hong12"],
+)  # fmt: skip
+def test_a_reference_site_s_page_that_names_someone_is_replaced(url):
+    text = f"자료는 {url} 참고"
+    out, spans, kept = PZ.apply_counted(text)
+    assert [s.type for s in spans] == ["url"] and not kept, (url, out)
+
+
+def test_an_ip_s_pseudonym_is_a_global_address():
+    """A pseudonym in 10.…/127.…/192.168.… would be kept on a second pass, as if unreplaced."""
+    rng = random.Random(34)
+    for seed in range(300):
+        ip = ".".join(str(rng.randint(1, 223) if i == 0 else rng.randint(0, 255)) for i in range(4))
+        if global_ip(ip):
+            assert global_ip(Pseudonymizer(seed=seed).pseudonym("ip", ip)), ip

@@ -26,6 +26,7 @@ _BIRTH_LABEL = re.compile(
     # the lookbehinds after the literal: cheap
     r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
     r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
+    r"|생 년 월 일"  # spelled out by voice input
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
 #: "출생한 1963년 4월 8일".
@@ -34,7 +35,7 @@ _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|
 #: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나, 태어나 itself, 생일 as what the date is.
 _BIRTH_AFTER = re.compile(
     r"\s?(?:생(?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
-    r"(?![가-힣])|(?![가-힣])|이(?:십|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이었습니다
+    r"(?![가-힣])|(?![가-힣])|이(?:십|시|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이시고
     r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생"
     # "… 29일 태어나셨고"; not "태어나서 처음" (the date of an event)
     r"|태어(?:났|나셨|나신|난|남|나(?!서?\s?처음))"
@@ -44,6 +45,14 @@ _BIRTH_AFTER = re.compile(
 )
 #: The first character `_BIRTH_AFTER` can match after its optional space.
 _BIRTH_AFTER_FIRST = frozenset("생출에태")
+#: The date said to be someone's birthday: "“81년 6월 12일”이 제 생일이고", "…일은 제 생일입니다";
+#: a quote may close first. Not "생일 파티/축하/선물/쿠폰" (the day of a celebration), nor
+#: "생일이라 휴가를 냈다" (a birthday as the reason for that day: a celebrated one).
+_BIRTHDAY_IS = re.compile(
+    r"[”\"’'」』]?(?:이|가|은|는)\s(?:(?:제|내|저의|나의|본인의?|[가-힣]{1,3}의)\s)?생일"
+    r"(?!\s?(?:파티|잔치|축하|기념|선물|쿠폰|이벤트|케이크|상품|날)|이라|이어서)"
+)
+_BIRTHDAY_IS_FIRST = frozenset("”\"’'」』이가은는")
 #: A date that bounds a group ("1980년 1월 1일생 이후", "…생부터"): a cut-off, not a birth.
 _COHORT_AFTER = re.compile(
     r"\s?(?:생|출생(?:자|아)?)?\s?(?:이후|이전|부터|까지|이상|이하|미만|초과|전후|[~∼〜])"
@@ -76,10 +85,19 @@ _ENTITY_NAME = re.compile(
 
 
 _DIGIT_RUN = re.compile(r"\d+")
+#: What is not a digit of a `NN년 N월 N일` field: spaces ("6 9 년"), 도 ("80년도"), a calendar word.
+_NOT_DIGIT = re.compile(r"\D")
+_DATE_WORDS = re.compile(r"[년월일]")
 
 
-def _date_fields(value: str) -> tuple[str, str, str] | None:
+def date_fields(value: str) -> tuple[str, str, str] | None:
+    """(year, month, day) as digit strings, or None; day is "" for a month-only date."""
     parts = _DIGIT_RUN.findall(value)
+    if "년" in value and (len(parts) != 3 or "O" in value or "o" in value):
+        # "64년 1 1월 3일", "7O년 4월 1일", "53년 2 월" (no day: "")
+        parts = _DATE_WORDS.split(value.replace("O", "0").replace("o", "0"))
+        y, mo, d = (_NOT_DIGIT.sub("", p) for p in (parts + ["", ""])[:3])
+        return (y, mo, d) if y and mo else None
     if len(parts) == 3:
         return parts[0], parts[1], parts[2]
     if len(parts) == 1 and len(parts[0]) in (6, 8):
@@ -89,10 +107,12 @@ def _date_fields(value: str) -> tuple[str, str, str] | None:
 
 
 def birth_date_valid(value: str) -> bool:
-    fields = _date_fields(value)
+    fields = date_fields(value)
     if fields is None:
         return False
     y, mo, d = fields
+    if not d:  # a birth given to the month ("53년 2 월생"): any day of that month
+        d = "1"
     if len(y) == 2:
         return any(is_calendar_date(c + int(y), int(mo), int(d)) for c in (1900, 2000))
     return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
@@ -107,6 +127,8 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     # both need a birth syllable near the date: looked for in C first (most dates have none)
     after = text[e + 1 : e + 2] if text[e : e + 1].isspace() else text[e : e + 1]
     if after in _BIRTH_AFTER_FIRST and _BIRTH_AFTER.match(text, e):
+        return True
+    if text[e : e + 1] in _BIRTHDAY_IS_FIRST and _BIRTHDAY_IS.match(text, e):
         return True
     tight_lo = max(0, s - 8)
     if (text.find("생", tight_lo, s) >= 0 or text.find("태어난", tight_lo, s) >= 0) and (
@@ -193,3 +215,125 @@ def is_cutoff(text: str, s: int, e: int) -> bool:
     if _COHORT_AFTER.match(text, e) and not _LIFESPAN.match(text, e):
         return True
     return _COHORT_BEFORE.search(text, max(0, s - 5), s) is not None
+
+
+def short_year(value: str) -> bool:
+    """True for a ``NN년`` date with a two-digit year ("63년 9월", "6 9 년", "7O년")."""
+    k = value.find("년", 0, 5)
+    return k > 0 and len(value[:k].replace(" ", "")) == 2  # "63 년", "6 9 년", "7O년"
+
+
+#: An apostrophe that stands for the century: "'92년 12월 9일생", "’85.12.24" (typed or curly).
+_APOSTROPHES = "'’‘"
+
+
+def year_apostrophe(text: str, s: int, e: int, floor: int) -> int:
+    """1 when an apostrophe before the two-digit year of `text[s:e]` belongs to it, else 0.
+
+    Not when a quote closes after the date ("‘92.3.5’", a quoted value), nor before a
+    four-digit year or a run of digits.
+    """
+    if s <= floor or text[s - 1] not in _APOSTROPHES or text[s + 2 : s + 3].isdigit():
+        return 0
+    return 0 if text[e : e + 1] in _APOSTROPHES else 1
+
+
+#: A record line's field separator before or after the date.
+_FIELD_MARKS = frozenset("/|")
+#: What says a record line is about a person: name, sex, age, residence, a masked name.
+_PERSON_FIELD = re.compile(
+    r"이름|성명|성함|환자|신상|인적|성별|나이|거주|직업|혈액형|\d{1,3}\s?세|[가-힣][O○◯*]{2}"
+    r"|(?:^|[/|:,]\s?)(?:남|여|남성|여성|男|女)\s?(?:[/|,]|$)"
+)
+#: A field next to the date that makes it the date of an event: a timetable or a case log
+#: ("일정 / 24년 3월 2일 / 개강", "접수일: … / …").
+_EVENT_FIELD = re.compile(
+    r"일정|날짜|일자|일시|기간|개강|개학|입학|졸업|입사|퇴사|시작|종료|마감|접수|발표|시험|행사"
+    r"|개최|시행|예정|기준|입원|퇴원|수술|진료|내원|방문|사고|발생|계약|결제|납부|가입|신청|변경"
+    r"|완료|[가-힣](?<!생)일\s?[:：]"
+)
+
+
+def birth_record(text: str, s: int, e: int) -> bool:
+    """A date that is a field of its own in a person's record line, with no birth word.
+
+    "이름 김OO / 66년 11월 28일 / 서울 거주", "환자 정보: 남 / 77년 9월 23일 / 당뇨": the
+    date stands between ``/`` or ``|`` (or ends the line), and the line names a person
+    (`_PERSON_FIELD`). Not when a field next to it dates an event (`_EVENT_FIELD`:
+    "일정 / 24년 3월 2일 / 개강", "발생일: … / 접수일: …").
+    """
+    c = text[s - 1 : s]
+    if c == " ":
+        c = text[s - 2 : s - 1]
+    if c not in _FIELD_MARKS:
+        return False  # nearly every date: looked at before the line is
+    lo = text.rfind("\n", 0, s) + 1
+    hi = text.find("\n", e)
+    hi = len(text) if hi < 0 else hi
+    after = text[e:hi].lstrip()
+    if after and after[0] not in _FIELD_MARKS:
+        return False
+    fields = re.split(r"\s?[/|]\s?", text[lo:s].rstrip()[:-1])
+    prev, nxt = fields[-1], re.split(r"\s?[/|]\s?", after[1:].strip())[0]
+    if _EVENT_FIELD.search(prev) or _EVENT_FIELD.search(nxt):
+        return False
+    line = text[lo:s] + " " + text[e:hi]
+    return _PERSON_FIELD.search(line) is not None
+
+
+#: A correction right before the date: "생년월일이 … 로 되어 있는데 실제로는 64년 11월 13일".
+_CORRECTION_BEFORE = re.compile(
+    r"(?:실제로는|실제는|정확히는|정확하게는|정정하면|정정\s?[:：]|아니라|아니고)\s?$"
+)
+#: The last character of a `_CORRECTION_BEFORE` word (a space may follow it).
+_CORRECTION_LAST = frozenset("는라고:：")
+#: The label of another date: "입사일은", "접수일:", "가입 날짜는" (a day of a date has a digit
+#: before its 일; 생일, 생년월일 are birth labels).
+_OTHER_DATE_LABEL = re.compile(r"[가-힣](?<![생월])일\s?(?:은|는|이|:|자)|날짜|일자")
+#: The character before a date (a space skipped) that `birth_record` or `corrected_birth`
+#: needs: the only ones `corpus.pii.detectors` calls them after.
+RECORD_OR_CORRECTION = _FIELD_MARKS | _CORRECTION_LAST
+#: How far before the corrected date the label of the sentence may stand.
+_CORRECTION_REACH = 80
+
+
+def corrected_birth(text: str, s: int) -> bool:
+    """A second date that corrects a date of birth given earlier in the same sentence.
+
+    A correction word touches the date (`_CORRECTION_BEFORE`) and a birth label
+    (생년월일, 생일 …) stands earlier in the sentence: the first date was the birth's.
+    """
+    c = text[s - 1 : s]
+    if c == " ":
+        c = text[s - 2 : s - 1]
+    if c not in _CORRECTION_LAST:
+        return False  # nearly every date
+    if _CORRECTION_BEFORE.search(text, max(0, s - 7), s) is None:
+        return False
+    lo = max(0, s - _CORRECTION_REACH)
+    for b in _SENTENCE_END.finditer(text, lo, s):
+        lo = b.end()
+    label = _BIRTH_LABEL.search(text, lo, s)
+    if label is None:
+        return False
+    # the birth's first date stands between the label and the correction, and no other
+    # date's label does ("생년월일이 …이고, 입사일은 정확히는 99년 3월 2일")
+    between = text[label.end() : s]
+    return _DATE_WORD.search(between) is not None and _OTHER_DATE_LABEL.search(between) is None
+
+
+#: After the 생 of a month-only date: a copula or particle of one person's birth
+#: ("53년 2 월생이시고", "…월생인", "…월생으로", "…월생입니다").
+_MONTH_BIRTH_NEXT = frozenset("이인으은입")
+
+
+def one_person_month(text: str, value: str, e: int) -> bool:
+    """False for a month-only date that names a cohort ("23년 3월생 아기 모임", "…월생들").
+
+    A date with its day is always True; a month-only one (matched only before 생 or
+    출생) needs 생 to go on as one person's predicate (`_MONTH_BIRTH_NEXT`).
+    """
+    if not value.endswith("월"):
+        return True  # a day ends the date
+    k = e + 2 if text[e : e + 1] == "출" else e + 1
+    return text[k : k + 1] in _MONTH_BIRTH_NEXT

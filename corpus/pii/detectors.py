@@ -20,7 +20,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpus.pii.address_rules import LOT_REST, accept_address
-from corpus.pii.birthdates import birth_context, birth_date_valid, is_cutoff, lifespan
+from corpus.pii.birthdates import (
+    RECORD_OR_CORRECTION,
+    birth_context,
+    birth_date_valid,
+    birth_record,
+    corrected_birth,
+    is_cutoff,
+    lifespan,
+    one_person_month,
+    short_year,
+    year_apostrophe,
+)
 from corpus.pii.validators import (
     DASH_LOOKALIKES,
     DASHES,
@@ -300,6 +311,43 @@ def public_host(value: str) -> bool:
         return True
     site = _SITE_HOST.fullmatch(value)
     return site is not None and not _personal_site(site.group(1))
+
+
+#: Reference and documentation sites: a page there is a paper, a package, a manual or an
+#: encyclopedia entry written for everyone, and its path names the work, not a person
+#: (issue #24's third blind set: ``https://doi.org/10.18653/…``, ``docs.python.org/3/…``).
+#: The host itself or any subdomain (``dx.doi.org``, ``ko.wikipedia.org``). Code hosting is
+#: not here: ``github.com/OWNER/REPO`` names an account.
+REFERENCE_HOSTS = ("doi.org", "arxiv.org", "pypi.org", "wikipedia.org")
+#: A host that starts with one of these serves a project's manuals or files
+#: (``docs.python.org``, ``download.pytorch.org``); but for `_SHARED_DOCS`.
+_REFERENCE_PREFIXES = ("docs.", "download.", "downloads.")
+#: Document hosts whose pages are someone's own document ("docs.google.com/document/d/…").
+_SHARED_DOCS = frozenset(("docs.google.com",))
+#: A path or query that names someone even on a reference site: ``/~user``, ``/@user``, a
+#: user's page (``User:``, ``사용자:`` percent-encoded), ``id=``, ``user=``, an e-mail.
+_PERSONAL_PATH = re.compile(
+    r"[~@]|[?&;](?:id|uid|user\w*|nick\w*|e?mail|name|member\w*)=|/(?:users?|profiles?|members?|u)/"
+    r"|(?:User|%EC%82%AC%EC%9A%A9%EC%9E%90)(?:[_ ]talk|%ED%86%A0%EB%A1%A0)?:",
+    re.IGNORECASE,
+)
+
+
+def reference_page(value: str) -> bool:
+    """True when the URL `value` is a page of a reference or documentation site
+    (`REFERENCE_HOSTS`, `_REFERENCE_PREFIXES`) whose path names no one."""
+    rest = value.split("://", 1)[-1]
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
+    host, path = (rest[:cut], rest[cut:]) if cut >= 0 else (rest, "")
+    host = host.lower()
+    if "@" in host or ":" in host or host in _SHARED_DOCS:
+        return False  # user information or a port before the path: not a plain page
+    if not (
+        any(host == h or host.endswith("." + h) for h in REFERENCE_HOSTS)
+        or host.removeprefix("www.").startswith(_REFERENCE_PREFIXES)
+    ):
+        return False
+    return _PERSONAL_PATH.search(path) is None
 
 
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
@@ -869,21 +917,41 @@ register(Detector(
 def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
-    if text[s + 2 : s + 4].lstrip().startswith("년") and not birth_context(text, s, e, tight=True):
-        return None  # "63년 9월 23일": AD 63 in a history text, unless "…일생" or 생년월일 says so
-    if not (birth_context(text, s, e) or lifespan(text, s, e)) or is_cutoff(text, s, e):
+    # "63년 9월 23일": AD 63 in a history text, unless "…일생" or 생년월일 says so (tight)
+    short = text[s + 2 : s + 4].lstrip().startswith("년") or (
+        text[s + 1] in " Oo" and short_year(m.group())  # "6 9 년", "7O년"
+    )
+    before = text[s - 1 : s] if text[s - 1 : s] != " " else text[s - 2 : s - 1]
+    if not (
+        birth_context(text, s, e, tight=short)
+        or (not short and lifespan(text, s, e))
+        # a record's field ("… / 66년 11월 28일 /") or a correction ("실제로는 64년 …")
+        or (
+            before in RECORD_OR_CORRECTION
+            and (birth_record(text, s, e) or corrected_birth(text, s))
+        )
+    ) or is_cutoff(text, s, e):
         return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
-    return (s, e) if birth_date_valid(m.group()) else None
+    if not birth_date_valid(m.group()) or not one_person_month(text, m.group(), e):
+        return None
+    return s - year_apostrophe(text, s, e, floor), e
 
 
 #: The month after a year, with or without a calendar word between: "51년 음력 9월 18일",
 #: "1951년 (양력) 3월 2일". Written as a branch on the month's first digit, so a date with
 #: no calendar word (nearly all) costs one test more, not an optional group (~5% of the scan).
-_CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)\d?"
+#: Its two digits, like the day's, may stand a space apart (voice input, OCR: "1 1월").
+_CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)(?: ?\d)?+"
+#: The year of a `NN년` date as voice input, OCR and old forms write it: "80년도", the
+#: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit).
+_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?년도?"
+#: A date of birth given to the month only, with 생 or 출생 touching it ("53년 2 월생"; the
+#: hand-labelled sets leave "87년 1월 생이고 정확히는 …" to the full date that follows).
+_DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?일|(?=출?생))"
 
 register(Detector(
     "birth_date", 14,
-    r"(?<![0-9])(?:(?:\d{4}|\d{2})\s?년\s?" + _CALENDAR_MONTH + r"\s?월\s?\d{1,2}\s?일"
+    r"(?<![0-9])(?:" + _YEAR + r"\s?" + _CALENDAR_MONTH + r"\s?월" + _DAY_OR_BIRTH +
     r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
     r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{2}\.\s?\d{1,2}\.\s?\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 
 from corpus.pii.address_rules import institution_address
 from corpus.pii.addresses import core_of, generate_address, plain_address
+from corpus.pii.birthdates import date_fields
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
     DL_REGIONS,
@@ -34,6 +35,7 @@ from corpus.pii.detectors import (
     foreign_number,
     mail_domain,
     public_host,
+    reference_page,
 )
 from corpus.pii.particles import final_class
 from corpus.pii.scan import Scanner, Span
@@ -41,6 +43,7 @@ from corpus.pii.validators import (
     SEX_DIGIT_CENTURY,
     brn_check_digit,
     crn_check_digit,
+    global_ip,
     is_calendar_date,
     luhn_check_digit,
     rrn_check_digit,
@@ -146,7 +149,22 @@ def gen_url(value: str, rng: random.Random) -> str:
     return scheme + www + _scramble(head, rng) + tail + _scramble(rest, rng)
 
 
+#: Draws of `gen_ip` before it gives up on a global address (nearly all draws are global).
+_IP_DRAWS = 64
+
+
 def gen_ip(value: str, rng: random.Random) -> str:
+    """Another address of the same shape, a global one: a non-global pseudonym
+    (``10.…``, ``127.…``) would be kept on a second pass (`public_kind`), as if no
+    address had been replaced."""
+    for _ in range(_IP_DRAWS):
+        new = _draw_ip(value, rng)
+        if global_ip(new):
+            return new
+    return new
+
+
+def _draw_ip(value: str, rng: random.Random) -> str:
     if ":" not in value:
         octets = []
         for i, part in enumerate(value.split(".")):
@@ -349,6 +367,8 @@ _REGION_NAMES = tuple(DL_REGIONS)
 
 
 def gen_birth_date(value: str, rng: random.Random) -> str:
+    if "년" in value:  # "6 9 년 0 8 월 1 7 일", "7O년 4월 1일", "53년 2 월" (no day)
+        return _gen_year_month_day(value, rng)
     parts = re.findall(r"\d+", value)
     if len(parts) == 1:  # 19900305 or 900305
         d = parts[0]
@@ -369,6 +389,24 @@ def gen_birth_date(value: str, rng: random.Random) -> str:
         return _put_digits(value, new)
     it = iter([ny, nmo, nda])
     return re.sub(r"\d+", lambda _: next(it), value)
+
+
+def _gen_year_month_day(value: str, rng: random.Random) -> str:
+    """A ``N년 N월 N일`` date drawn like `gen_birth_date`'s, written into the digits of
+    `value` (a letter O for 0 in its year too), so its spaces and words stay as written."""
+    y, mo, da = date_fields(value)
+    while True:
+        if len(y) == 4:
+            ny = str(_near_year(int(y), rng, 1900, 2099))
+        else:
+            ny = f"{_near_year(int(y), rng, 0, 99):02d}"
+        nmo = _same_width_number(mo, rng, 12)
+        nda = _same_width_number(da, rng, 31) if da else ""
+        year = int(ny) if len(ny) == 4 else 1900 + int(ny)
+        if is_calendar_date(year, int(nmo), int(nda or 1)):
+            break
+    it = iter(ny + nmo + nda)
+    return "".join(next(it) if c.isdigit() or c in "Oo" else c for c in value)
 
 
 def _same_width_number(orig: str, rng: random.Random, top: int) -> str:
@@ -604,6 +642,9 @@ PUBLIC_KINDS = {
     "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
     "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
     "institution_address": "a public institution's address right after its name: 국회 주소 …",
+    "reference_page": "a page of a reference or documentation site: https://doi.org/10.…, "
+    "docs.python.org/3/…",
+    "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1",
 }
 
 
@@ -617,6 +658,10 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
         return "service_number"
     if kind == "url" and public_host(value):
         return "public_host"
+    if kind == "url" and reference_page(value):
+        return "reference_page"
+    if kind == "ip" and not global_ip(value):
+        return "non_global_ip"
     if kind == "address" and text and institution_address(text, start, start + len(value)):
         return "institution_address"
     return None

@@ -123,7 +123,8 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   ``12-34``, ``1990년 3월``, ``1990. 3.``, ``12가 3456``, account ``123-``; the dash
 #:   may be a look-alike (``010ㅡ1234``, `DASH_LOOKALIKES`), the separator a bracket
 #:   (``1 (310) 555-0142``);
-#:   or a year with a calendar word before its month (``51년 음력 9월``, ``1951년 (양력) 3월``);
+#:   or a year with a calendar word before its month (``51년 음력 9월``, ``1951년 (양력) 3월``),
+#:   or with ``도`` (``80년도 5월``); the run may hold the letter O for 0 (``7O년 4월``);
 #:   or it is a house number right after ``로/길/동/리/가`` (address), or after ``산``
 #:   there, touching or spaced (a mountain lot, ``후리 산53``, ``우두리 산 128``).
 #: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
@@ -139,11 +140,11 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #: nearly all, is not tried eight ways).
 _DIGIT_GATE = (
     # the calendar word as a branch after the common prefix: one test for most candidates
-    r"\d{0,3}+\s?+[./()년동"
+    r"[\dOo]{0,3}+\s?+[./()년동"
     + DASHES
     + DASH_LOOKALIKES
     + PLATE_LETTERS
-    + r"~\u318d\u00b7\u2022]?+\s?+(?:\d|[(\[]?[음양]력)"
+    + r"~\u318d\u00b7\u2022]?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
     r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])"
 )

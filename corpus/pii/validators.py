@@ -127,6 +127,20 @@ def ipv4_ok(value: str) -> bool:
     return True
 
 
+def global_ip(value: str) -> bool:
+    """True unless the IP address `value` is one that names no one on the Internet.
+
+    ``ipaddress``'s ``is_global`` is False for loopback (``127.0.0.1``), private networks
+    (``10.0.0.1``, ``192.168.0.1``, ``172.16.0.1``), link-local (``fe80::1``), documentation
+    (``2001:db8::1``), unspecified and shared (carrier NAT) addresses: the same on every
+    home router or in every manual. A value ``ipaddress`` does not read counts as global.
+    """
+    try:
+        return ipaddress.ip_address(value).is_global
+    except ValueError:
+        return True
+
+
 def ipv6_ok(value: str) -> bool:
     """An IPv6 address with at least three groups' worth of content (not a bare ``::``)."""
     if value.count(":") < 2 or not any(c.isalnum() for c in value):
