@@ -69,6 +69,8 @@ WITH_HINT = [
     "메일 hong_mom(골뱅이)daum.net",
     "메일 minji.o 앳 gmail.com 이요",
     "메일 minji(앳)naver.com",
+    "메일 minho.k 에이티 naver 닷컴",  # "at" read out: its hint is at the "티"
+    "메일 minho(에이티)daum.net",
 ]
 WITHOUT_HINT = [
     "연락처 010-1234-5678, 주소 서울특별시 강남구 테헤란로 123",
@@ -76,6 +78,7 @@ WITHOUT_HINT = [
     "data Nation that cat attack",  # "at" inside words is no hint
     "공원 공업 성공 공이 공삼",
     "골목 골프 골뱅 앳킨스 앳된 얼굴",  # "골"/"앳" without the whole hint
+    "에이티즈 파티 커뮤니티 에이티",  # "티" without a spaced or bracketed 에이티
     "v1.2.3 버전, 192.168.0.1, abc.def",
     "",
 ]
@@ -137,7 +140,7 @@ def test_the_rollback_reaches_back_far_enough(monkeypatch):
 
 
 def test_hint_width_covers_every_hint():
-    for hint in ("tistory", "at )", "AT ]", "공일", "com/"):
+    for hint in ("tistory", "at )", "AT ]", "공일", "com/", "티 "):
         assert len(hint) <= scan._HINT_WIDTH
 
 
@@ -154,7 +157,7 @@ PIECES = st.sampled_from(
      "010", "1234", "5678", "02", "서울", "강남구", "테헤란로", "동", "로", "번지", "년",
      "월", "일생", "메일", "전화", "여권", "주소", ", ", "\n", "골뱅이", "골", "뱅", "앳",
      "앳킨스", "ㅡ", "(+", "00", "음력", "영", "영일영", "공이", "영이", "공1공", "이사",
-     "칠공", "엣", "엣지", "[@]", "O1O", "o", "~", "/", "ㆍ"]
+     "칠공", "엣", "엣지", "[@]", "O1O", "o", "~", "/", "ㆍ", "에이티", "티", "에이티즈"]
 )  # fmt: skip
 DIGITS = st.text(alphabet="0123456789", min_size=1, max_size=8)
 TEXTS = st.lists(st.one_of(PIECES, PIECES, DIGITS), max_size=30).map("".join)

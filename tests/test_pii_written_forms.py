@@ -791,6 +791,22 @@ def test_the_room_after_an_institution_s_bracketed_address_is_kept_too():
     assert PZ.apply_counted(text) == (text, [], {"institution_address": 2})
 
 
+def _seeded_digits(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice("0123456789") for _ in range(n))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_at_read_out_as_eity_and_the_dot_as_jjeom(seed):
+    """ "에이티" ("at" spelled out) for "@", spaced or bracketed; "쩜" for the dot."""
+    rng = random.Random(seed)
+    local = rng.choice("abcdefgh") + _seeded_digits(rng, 3)
+    for value in (f"{local} 에이티 naver 닷컴", f"{local}(에이티)daum.net",
+                  f"{local} at naver 쩜 com", f"{local} 에이티 gmail 쩜 com",
+                  f"{local}@mycorp 쩜 co 쩜 kr"):  # fmt: skip
+        assert _found(f"메일: {value} 으로") == [(value, "email")], value
+        assert written_forms(f"메일: {value} 으로")
+
+
 @pytest.mark.parametrize(
     "text",
     ["시청 근처 서울 중구 세종대로 110 에 삽니다",  # near, beside, in front of, across
@@ -946,6 +962,64 @@ def test_a_date_said_to_be_someone_s_birthday():
 
 
 @pytest.mark.parametrize(
+    "text",
+    ["에이티즈 공연 예매, AT 필드는 에이티 필드",
+     "우리 에이티 회사 naver 닷컴 아님",  # no Latin local part before 에이티
+     "foo 에이티 bar 닷컴 이라는 회사",  # no webmail domain, no mail word
+     "○○닷컴 에서, 한빛닷컴 주문",
+     "점수는 일 쩜 오 점"],
+)  # fmt: skip
+def test_words_like_eity_and_jjeom_are_left_alone(text):
+    assert _found(text) == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_letter_o_for_zero_inside_the_groups(seed):
+    rng = random.Random(seed)
+    mid, last = rng.choice("123456789") + _seeded_digits(rng, 3), _seeded_digits(rng, 4)
+    last = last[:1] + "O" + last[2:]
+    mobile = f"010 {mid} {last}"
+    assert _found(f"직거래 {mobile} (o 아니고 0)") == [(mobile, "mobile")]
+    land = f"031-{mid[:1]}o{mid[2]}-{_seeded_digits(rng, 4)}"
+    assert _found(f"회사 {land} 내선 {_seeded_digits(rng, 4)} 번") == [(land, "phone")]
+    assert _found(f"O1O-{mid[:2]}O{mid[3]}-{_seeded_digits(rng, 4)} 로")[0][1] == "mobile"
+    new, _ = PZ.apply(f"번호 {mobile} 로")
+    assert mobile not in new and new.startswith("번호 010 ")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["모델 A7O0 과 B-7O9-2254 부품",  # a model code: no area or mobile prefix
+     "제품 010-4O1 규격",
+     "SN 031 7O92254 일련번호",  # the groups run together: a code
+     "코드 031-7O9-2254X 입력"],
+)  # fmt: skip
+def test_o_in_codes_is_left_alone(text):
+    assert _found(text) == []
+
+
+def test_a_bracket_after_the_area_code_with_spaces_around_it():
+    assert _found("번호가 044 ) 215 - 3367 이라고") == [("044 ) 215 - 3367", "phone")]
+    assert _found("휴대폰 010 ) 2234 - 5567 로") == [("010 ) 2234 - 5567", "mobile")]
+    assert _found("목록 3 ) 215 - 3367 항목") == []  # no area code: an outline
+
+
+@pytest.mark.parametrize("sep", [" ", "-", "."])
+def test_the_international_prefix_00_written_apart(sep):
+    value = f"00{sep}82 10 6631 2074"
+    assert _found(f"해외라 {value} 로 전화") == [(value, "mobile")]
+    land = f"00{sep}82 2 345 6789"
+    assert _found(f"사무실 {land} 로 전화") == [(land, "phone")]
+    new, _ = PZ.apply(f"해외라 {value} 로")
+    assert new.startswith(f"해외라 00{sep}82 10 ") and "6631 2074" not in new
+
+
+def test_00_82_inside_a_table_of_numbers_is_not_widened():
+    assert _found("표: 2000 82 10 6631 2074") == [("82 10 6631 2074", "mobile")]
+    assert _found("표: 00 82 13 44 51") == []
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [("[신상] 이름 김OO / 66년 11월 28일 / 서울 거주", "66년 11월 28일"),
      ("환자 정보: 남 / 77년 9월 23일 / 당뇨 병력 있음", "77년 9월 23일"),
@@ -955,6 +1029,17 @@ def test_a_date_said_to_be_someone_s_birthday():
 )  # fmt: skip
 def test_a_date_standing_as_a_field_of_a_person_s_record(text, value):
     assert _found(text) == [(value, "birth_date")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Follow me → INSTAGRAM.COM/SEOUL_RUNNER_J", "INSTAGRAM.COM/SEOUL_RUNNER_J"),
+     ("BLOG.NAVER.COM/HONG12 방문", "BLOG.NAVER.COM/HONG12"),
+     ("블로그 주소는 blog.naver.com/ yeri_travel 입니다", "blog.naver.com/ yeri_travel"),
+     ("인스타 instagram.com/ minji.o_22", "instagram.com/ minji.o_22")],
+)  # fmt: skip
+def test_a_host_in_capitals_and_a_space_after_a_platform_s_slash(text, value):
+    assert _found(text) == [(value, "url")]
 
 
 @pytest.mark.parametrize(
@@ -1022,3 +1107,16 @@ def test_an_ip_s_pseudonym_is_a_global_address():
         ip = ".".join(str(rng.randint(1, 223) if i == 0 else rng.randint(0, 255)) for i in range(4))
         if global_ip(ip):
             assert global_ip(Pseudonymizer(seed=seed).pseudonym("ip", ip)), ip
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ASP.NET/MVC 와 VB.NET/C# 비교",  # a framework's name
+     "사이트 INSTAGRAM.COM 만 적었다",  # a host in capitals with no path: kept
+     "see instagram.com/ and more",  # the word after the slash is English
+     "blog.naver.com/ 에서 검색",  # Hangul after the slash: the sentence's
+     "example.com/ abc_def 입니다"],  # not a platform's host
+)  # fmt: skip
+def test_what_the_capitals_and_spaced_handle_rules_leave_alone(text):
+    _found(text)  # the fast and the reference scan agree
+    assert PZ.apply(text)[0] == text  # nothing replaced (a path-less host is kept)

@@ -125,18 +125,20 @@ def _span(m: re.Match) -> tuple[int, int]:
 
 #: "@" as people write it when they do not want it harvested: " @ ", "(at)", "[at]", " at ",
 #: a bracketed "@" ("[@]", "(@)"), and in Korean: "골뱅이" (the Korean name of "@";
-#: bracketed, spaced or not) and "앳" or its common misspelling "엣" (bracketed, or spaced
-#: like " at ": "엣지" is a word, " 엣 " is not).
+#: bracketed, spaced or not), "앳" or its common misspelling "엣" (bracketed, or spaced
+#: like " at ": "엣지" is a word, " 엣 " is not) and "에이티", "at" read out letter by letter
+#: (bracketed or spaced the same way: "에이티즈" is a word).
 EMAIL_AT = (
-    r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣])\s?[)\]}>]\s?| (?:at|AT|[앳엣]) "
+    r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?[)\]}>]\s?"
+    r"| (?:at|AT|[앳엣]|에이티) "
     r"|\s?골뱅이\s?)"
 )
-#: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" (bracketed or spaced);
-#: a dot with a space on both sides ("naver . com").
-EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT|닷|점)\s?[)\]}>]\s?| (?:dot|DOT|닷|점) | \. )"
+#: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" or its colloquial
+#: "쩜" (bracketed or spaced); a dot with a space on both sides ("naver . com").
+EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT|닷|[점쩜])\s?[)\]}>]\s?| (?:dot|DOT|닷|[점쩜]) | \. )"
 #: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
 #: domain or near a mail word.
-_WORD_AT = frozenset((" at ", " AT ", " 앳 ", " 엣 "))
+_WORD_AT = frozenset((" at ", " AT ", " 앳 ", " 엣 ", " 에이티 "))
 #: Webmail domains: a bare " at " (also an English word) is read as "@" only before one of
 #: these, or near a mail word.
 MAIL_DOMAINS = frozenset(
@@ -154,12 +156,12 @@ KOREAN_MAIL_HOSTS = {
 #: "컴"/"넷" (or "com"/"net"), or a Latin label before a Korean "닷컴"/"점 넷". The word
 #: after may be a particle ("닷컴으로") but not the rest of a word ("점 컴퓨터", "닷넷플릭스").
 _KOREAN_DOMAIN = (
-    r"(?:(?:" + "|".join(KOREAN_MAIL_HOSTS) + r")\s?(?:\.|닷|점)\s?(?:컴|넷|com|net)"
-    r"|[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\s?[닷점]\s?[컴넷])"
+    r"(?:(?:" + "|".join(KOREAN_MAIL_HOSTS) + r")\s?(?:\.|닷|[점쩜])\s?(?:컴|넷|com|net)"
+    r"|[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\s?[닷점쩜]\s?[컴넷])"
     r"(?![A-Za-z0-9\-]|(?![으이에로을를은는도과와만])[가-힣])"
 )
 _KOREAN_DOMAIN_PARTS = re.compile(
-    r"(" + "|".join(KOREAN_MAIL_HOSTS) + r")|\s?(?:\.|닷|점)\s?(컴|넷|com|net)$"
+    r"(" + "|".join(KOREAN_MAIL_HOSTS) + r")|\s?(?:\.|닷|[점쩜])\s?(컴|넷|com|net)$"
 )
 _KOREAN_TLD = {"컴": "com", "넷": "net", "com": "com", "net": "net"}
 
@@ -199,7 +201,7 @@ register(Detector(
     r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + ")",
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
-    gate=("@", "at", "AT", "골뱅이", "앳", "엣"),
+    gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티"),
 ))  # fmt: skip
 
 # 2. URL ------------------------------------------------------------------------------------
@@ -215,7 +217,11 @@ def _accept_url(text: str, m: re.Match, floor: int):
             start -= 1
         if start > 0 and text[start - 1] in "@/:":
             return None  # an e-mail's domain or part of a longer address
-        bare = _BARE_HOST.match(text, start) or _PERSONAL_HOST.match(text, start)
+        bare = (
+            _BARE_HOST.match(text, start)
+            or _PERSONAL_HOST.match(text, start)
+            or _spaced_handle(text, start)
+        )
         if bare is None or bare.end() <= s:
             return None
         s, e = start, bare.end()
@@ -250,7 +256,12 @@ _BARE_HOST = re.compile(
 #: A bare host with a path, under a generic top-level domain: "blog.naver.com/ID/123",
 #: "instagram.com/ID", "youtu.be/abc", "cafe.daum.net/club"; a blog host that is itself
 #: the person's name: "ID.tistory.com"; a handle: "youtube.com/@ID".
-GENERIC_TLD = r"(?:com|net|org|be|me|io|tv|us|ly|gl)"
+#: Also in capitals (caps lock, a poster: "INSTAGRAM.COM/ID"), but not the ".NET" of a
+#: framework's name ("ASP.NET/MVC").
+GENERIC_TLD = (
+    r"(?:com|net|org|be|me|io|tv|us|ly|gl"
+    r"|COM|NET(?<!ASP\.NET)(?<!VB\.NET)(?<!ADO\.NET)|ORG|BE|ME|IO|TV|US|LY|GL)"
+)
 _PERSONAL_HOST = re.compile(
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
     r"(?:" + GENERIC_TLD + r"/(?=[A-Za-z0-9_~%@\-])" + _HOST_PATH + r"*"
@@ -262,8 +273,29 @@ BARE_HOST_DOT = (
     + KR_SLD
     + r"(?![A-Za-z0-9\-])|(?:[A-Za-z0-9\-]+\.)*"
     + GENERIC_TLD
-    + r"/[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-]))"
+    + r"/ ?[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-]))"
 )
+#: Platforms whose host names nobody: the person is in the path (``blog.naver.com/ID``).
+PLATFORM_HOSTS = frozenset(
+    "blog.naver.com m.blog.naver.com cafe.naver.com m.cafe.naver.com post.naver.com "
+    "naver.me cafe.daum.net m.cafe.daum.net blog.daum.net youtu.be youtube.com "
+    "m.youtube.com instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com "
+    "band.us github.com".split()
+)
+#: A platform's host, a space after its slash (voice input: "blog.naver.com/ yeri_travel"),
+#: then the handle: one Latin word, not followed by another (English: "….com/ and more").
+_SPACED_HANDLE = re.compile(
+    r"((?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + GENERIC_TLD + r")/ "
+    r"[A-Za-z0-9][A-Za-z0-9_.\-]{1,29}(?![A-Za-z0-9_.\-]|\s?[A-Za-z])"
+)
+
+
+def _spaced_handle(text: str, start: int) -> re.Match | None:
+    """`_SPACED_HANDLE` at `start` when its host is a platform's (`PLATFORM_HOSTS`)."""
+    m = _SPACED_HANDLE.match(text, start)
+    return m if m is not None and m.group(1).lower() in PLATFORM_HOSTS else None
+
+
 #: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
 BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/)"
 #: The host of a public institution's site with no path: "www.gov.kr", "law.go.kr",
@@ -444,14 +476,33 @@ _WORD_LANDLINE = (
 #: The capital letter O or small o typed for 0 ("O1O-6243-8851", "o1o 2847 6619", "O7O-…"),
 #: before a separated number: not after a letter or digit (a model code "XO1O").
 _O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"
+#: A digit of a number in which O is typed for 0 ("010 8823 4O19", "O1O-88O3-4419").
+_OD = "[0-9Oo]"
+#: The groups after a mobile or area prefix written in digits, with O for 0 in one of them
+#: ("010 8823 4O19", "031-7O9-2254"): separated (a run "7O92254" is a code), the O
+#: inside the groups, and no letter or digit after (a model "A7O0" has no prefix).
+_O_GROUPS = (
+    r"(?=.{1,12}?[Oo])"
+    + _GROUP_SEP
+    + "[1-9]"
+    + _OD
+    + "{2,3}"
+    + _GROUP_SEP
+    + _OD
+    + "{4}(?![0-9A-Za-z])"
+)
 #: Separators of a mobile number other than dashes, dots and spaces, the same twice:
 #: "010~6634~1720", "010/2839/4410", "010ㆍ3829ㆍ7761" (the Hangul middle dot, "·", "•").
 #: Only after a mobile prefix: "3~5", "2010/12/31" and "가ㆍ나" have none.
 _MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022"
 
 #: Korea's country code in international form: "+82", "0082" (the "00" international
-#: prefix dialled abroad), "(+82) " in brackets.
-KR_CODE = r"(?:(?:\+(?<![0-9]\+)82|0082(?<![0-9]0082))[-. ]?|\(\+82\)\s?)"
+#: prefix dialled abroad, also written apart: "00 82", "00-82"), "(+82) " in brackets.
+KR_CODE = (
+    r"(?:(?:\+(?<![0-9]\+)82|00(?:82(?<![0-9]0082)|[-. ]82(?<![0-9]00.82)))[-. ]?|\(\+82\)\s?)"
+)
+#: The head of `KR_CODE`'s "00" forms, for the code that reads a value back.
+KR_DIALLED = re.compile(r"00[-. ]?82")
 #: A mobile number with every digit spaced: "0 1 0 - 2 9 4 8 - 1 1 7 6", "0 1 0 2 9 4 8 …".
 _SPACED_SEP = rf"(?: [{DASHES}{DASH_LOOKALIKES}.] | )"
 _SPACED_MOBILE = (
@@ -469,11 +520,12 @@ register(Detector(
     "mobile", 9,
     r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + _nb("8") + r"2[-. ]1[016789]|"
     + _nb(r"\(") + r"01[016789]\)|" + _nb("0") + r"1[016789])"
-    r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
+    r"(?:" + _GROUP_SEP + r"|\s?\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _SPACED_MOBILE
     + r"|" + _WORD_MOBILE
-    + r"|" + _O_FOR_ZERO + r"1[Oo016789](?:" + _GROUP_SEP + r")?[1-9]\d{2,3}" + _GROUP_SEP
-    + r"?\d{4}" + _NA
+    + r"|" + _O_FOR_ZERO + r"1[Oo016789](?:" + _GROUP_SEP + r")?[1-9]" + _OD + "{2,3}"
+    + _GROUP_SEP + "?" + _OD + "{4}" + _NA
+    + r"|" + _nb("0") + r"1[016789]" + _O_GROUPS
     + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
     + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)\d{4}" + _NA,
     "0+(8공영Oo", lambda t, m, f: _span(m),
@@ -578,7 +630,7 @@ def foreign_number(value: str) -> bool:
     if head.startswith("+"):
         return not head.startswith("+82")
     if head.startswith("00"):
-        return not head.startswith("0082")
+        return KR_DIALLED.match(head) is None
     return head.startswith("1") and len(digits_of(value)) == 11
 
 
@@ -605,13 +657,14 @@ register(Detector(
     "phone", 10,
     r"(?:" + KR_CODE + r"(?:\(0\)|0)?(?:2|[3-6][1-5]|70)|"
     + _nb(r"\(") + _AREA + r"\)|" + _nb("0") + _AREA_TAIL + r")"
-    r"(?:" + _GROUP_SEP + r"|\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
+    r"(?:" + _GROUP_SEP + r"|\s?\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
     + r"|" + _nb("1") + rf"(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
     + r"|" + _nb("[2-9]") + rf"\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL
     + "|" + _INTERNATIONAL_WRITTEN + "|" + _NANP
     + "|" + _WORD_LANDLINE
-    + r"|" + _O_FOR_ZERO + r"7[Oo0](?:" + _GROUP_SEP + r")?[1-9]\d{2,3}" + _GROUP_SEP
-    + r"?\d{4}" + _NA,
+    + r"|" + _O_FOR_ZERO + r"7[Oo0](?:" + _GROUP_SEP + r")?[1-9]" + _OD + "{2,3}"
+    + _GROUP_SEP + "?" + _OD + "{4}" + _NA
+    + r"|" + _nb("0") + _AREA_TAIL + _O_GROUPS,
     "0-9+(공영Oo", _accept_any_phone,
     "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers (kept, counted apart); "
     "a labelled local number; a foreign number in +, (+1), 00 form or 1-310-555-0142",

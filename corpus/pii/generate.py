@@ -30,6 +30,7 @@ from corpus.pii.detectors import (
     DL_REGIONS,
     MAIL_DOMAINS,
     PLATE_LETTERS,
+    PLATFORM_HOSTS,
     REGISTRY,
     email_parts,
     foreign_number,
@@ -126,19 +127,10 @@ def gen_email(value: str, rng: random.Random) -> str:
     return f"{local}{at}{domain}"
 
 
-#: Platforms whose host names nobody: the person is in the path (``blog.naver.com/ID``).
-_PLATFORM_HOSTS = frozenset(
-    "blog.naver.com m.blog.naver.com cafe.naver.com m.cafe.naver.com post.naver.com "
-    "naver.me cafe.daum.net m.cafe.daum.net blog.daum.net youtu.be youtube.com "
-    "m.youtube.com instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com "
-    "band.us github.com".split()
-)
-
-
 def gen_url(value: str, rng: random.Random) -> str:
     m = re.match(r"((?:https?|ftp)://)?(www\.)?([^/?#]*)(.*)", value, re.S)
     scheme, www, host, rest = (g or "" for g in m.groups())
-    if host.lower() in _PLATFORM_HOSTS and rest.strip("/"):
+    if host.lower() in PLATFORM_HOSTS and rest.strip("/"):
         return scheme + www + host + _scramble(rest, rng)
     if host.lower().endswith(".tistory.com"):  # the blog's name is the subdomain
         return scheme + www + _scramble(host[:-12], rng) + host[-12:] + _scramble(rest, rng)
@@ -211,15 +203,16 @@ def _written_like(new: str, original: str) -> str:
 
 
 def _not_in_digits(value: str) -> bool:
-    """True when a phone number writes a digit as a word or as O ("공일공 …", "O1O-…")."""
-    return value[0] in "공영Oo"
+    """True when a phone number writes a digit as a word or as O ("공일공 …", "O1O-…",
+    "010 8823 4O19")."""
+    return value[0] in "공영" or "O" in value or "o" in value
 
 
 def gen_mobile(value: str, rng: random.Random) -> str:
     if _not_in_digits(value):  # drawn as digits, written back as the original writes them
         return _written_like(gen_mobile(value.translate(_TO_DIGIT), rng), value)
     m = re.match(
-        r"((?:\+82|0082)[-. ]?(?:\(0\)|0)?1[016789]|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
+        r"((?:\+82|00[-. ]?82)[-. ]?(?:\(0\)|0)?1[016789]|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
         r"|82[-. ]1[016789]|\(?01[016789]|0 1 [016789])",
         value,
     )
@@ -230,7 +223,7 @@ def gen_mobile(value: str, rng: random.Random) -> str:
 
 
 _PHONE_HEAD = re.compile(
-    r"((?:\+82|0082|\(\+82\))[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
+    r"((?:\+82|00[-. ]?82|\(\+82\))[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
     r"|\(?(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080))"
 )
 

@@ -190,7 +190,7 @@ _REJECT_HINTED = _REJECT + r"|[가-힣][공영]"
 #: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
 _WRITTEN_EMAIL_GATE = (
     r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?"
-    r"(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]))"
+    r"(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]|에이티))"
 )
 #: A written-out "@" other than "@" itself, as `corpus.pii.detectors.EMAIL_AT` reads it:
 #: "at" between brackets ("(at)", "[ at ]") or between spaces (" at "). Each pattern starts
@@ -206,6 +206,9 @@ _WORD_PHONE = re.compile(WORD_PHONE_HINT)
 #: "id(앳)daum.net"); not inside a word (the name 앳킨스 is in about one kowiki article in
 #: a thousand; "엣지" is a word); "엣" also spaced or bracketed before it (실루엣).
 _WRITTEN_AET = re.compile(r"앳[\s)\]}>]|엣(?<=[\s(\[{<]엣)[\s)\]}>]")
+#: "에이티" ("at" read out) as "@", spaced or bracketed ("id 에이티 naver 닷컴"), found at its
+#: "티" (rarer than "에", a particle: as a first-pass candidate it costs far less).
+_WRITTEN_AETI = re.compile(r"티(?<=[\s(\[{<]에이티)[\s)\]}>]")
 
 
 def written_forms(text: str) -> bool:
@@ -230,6 +233,8 @@ def written_forms(text: str) -> bool:
         return True
     if ("앳" in text or "엣" in text) and _WRITTEN_AET.search(text) is not None:
         return True
+    if "티" in text and _WRITTEN_AETI.search(text) is not None:
+        return True
     return any(rx.search(text) is not None for rx in _WRITTEN_AT)
 
 
@@ -238,15 +243,18 @@ def written_forms(text: str) -> bool:
 #: `_WRITTEN_AET`), and the letters after `BARE_HOST_HINT`'s dot. A text holds a match of
 #: one of these if and only if `written_forms` or `BARE_HOST_HINT` says so; the first
 #: pass (`Scanner._find_unhinted`) looks for them as candidates.
-_SYMBOL_HINTS = "|".join(("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern))
+_SYMBOL_HINTS = "|".join(
+    ("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern, _WRITTEN_AETI.pattern)
+)
 _LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
 _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
 _HINT_RX = re.compile("|".join(_HINTS))
 #: The most characters a hint spans (so one that starts before a claim's end is seen whole).
 _HINT_WIDTH = max(re._parser.parse(h).getwidth()[1] for h in _HINTS)
 #: How far before its hint a written-out e-mail can start: a local part of 64 characters
-#: (`corpus.pii.detectors`), then up to three (" ( ") before "at", one (" ") before "@".
-_EMAIL_REACH = 64 + 3
+#: (`corpus.pii.detectors`), then up to three (" ( ") before "at", one (" ") before "@",
+#: and the "에이" before the "티" of `_WRITTEN_AETI`.
+_EMAIL_REACH = 64 + 3 + 2
 
 
 class _Stop(NamedTuple):
@@ -339,9 +347,10 @@ def _combined(
     if not written:  # "공", "영" start only a phone number read out ("공일공 …", "영이 …")
         first -= {"공", "영"}
     if hints:
-        first |= _expand("@공영골앳엣A-Za-z")
-    # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳" do not
-    held = _expand("0-9A-Za-z(." + ("@공영골앳엣" if hints else ""))
+        first |= _expand("@공영골앳엣티A-Za-z")
+    # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳",
+    # "티" do not
+    held = _expand("0-9A-Za-z(." + ("@공영골앳엣티" if hints else ""))
     gates += [f"[{_class(first - held)}]", r"\((?=[0+])"]
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)
