@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from compiler_flags import with_suite_flags
+from hypothesis import settings
 
 from corpus.datadir import resolve_data_dir
 
@@ -39,6 +40,14 @@ LONG_FIRST = (
     "test_finetune_predict.py",
     "test_finetune_accumulation.py",
 )
+
+
+#: Property tests draw the same examples on every run (`derandomize`, no example database): a
+#: red CI then means the code changed, never that a new random draw found an old corner.
+#: ``HYPOTHESIS_PROFILE=explore`` draws fresh examples each run, to look for such corners.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 def pytest_configure(config) -> None:
