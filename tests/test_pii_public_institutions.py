@@ -75,6 +75,14 @@ _INSTITUTION_PHONES = [
     "○○구청 민원과 팩스 02-2148-3998",
     # a bank whose name is a word ("우리")
     "우리은행 고객센터 1599-1234 (해외에서는 +82-2-2345-6789)",
+    # desks: a 계, a 데스크; a graduate school's office (대학원 is no 학원)
+    "○○시 선거관리위원회 지도홍보계 033-640-1290",
+    "국립△△박물관 안내데스크 02-2077-1000",
+    "○○대학교 대학원 행정실 02-705-1234",
+    # the next number of a list after a labelled one
+    "○○우체국 우편물 분실 문의 1588-1300 또는 02-3210-1234",
+    # a public corporation with a masked name
+    "한국○○공사 ○○지사 고객지원팀 061-345-1234",
 ]  # fmt: skip
 
 
@@ -122,6 +130,10 @@ _PERSON_PHONES = [
     ("저희 가게 대표번호 02-6677-8897 (구청 맞은편)", "02-6677-8897"),
     ("우리 학원 전화 02-3300-1212 (한빛대학교 정문)", "02-3300-1212"),
     ("제 번호 02-3300-1213 (○○구청 근무)", "02-3300-1213"),
+    # a private office or a room someone lives in, in or near the institution
+    ("○○세무서 세무사 사무실 대표 02-555-1212", "02-555-1212"),
+    ("○○대학교 기숙사 302호 전화 02-940-1302", "02-940-1302"),
+    ("○○병원 502호 병실 직통 02-3010-1502", "02-3010-1502"),
     # a foreign number is never an institution's here
     ("미국 지사 담당자 번호는 +1 (213) 448-0000 입니다.", "+1 (213) 448-0000"),
 ]  # fmt: skip
@@ -137,8 +149,12 @@ def test_a_person_s_mobile_near_an_institution_is_replaced():
     _replaced("○○구청 민원과 문의 010-2148-3120", "010-2148-3120", "mobile")
 
 
-def test_the_institution_s_number_kept_and_a_person_s_next_to_it_replaced():
-    text = "○○구청 민원과 대표번호 02-2148-3000 / 제 사무실 전화 02-2148-3001"
+@pytest.mark.parametrize(
+    "text",
+    ["○○구청 민원과 대표번호 02-2148-3000 / 제 사무실 전화 02-2148-3001",
+     "○○구청 민원과 문의 02-2148-3000 또는 제 사무실 02-2148-3001"],  # a list, then someone's
+)  # fmt: skip
+def test_the_institution_s_number_kept_and_a_person_s_next_to_it_replaced(text):
     out, spans, kept = PZ.apply_counted(text)
     assert [text[sp.start : sp.end] for sp in spans] == ["02-2148-3001"]
     assert "02-2148-3000" in out and kept == {"institution_phone": 1}

@@ -32,9 +32,9 @@ from corpus.pii.places import PROVINCES
 #: A public institution's name, the last word before its address: a word ending in one of
 #: these (시청, 구청 … 학교, 구민회관, 선거관리위원회), one of the nationwide agencies ending
 #: in 청 (not 신청, 요청, 초청: an ordinary 청 word is no institution), a public corporation
-#: or agency (…도시공사, …연금공단, …법률구조공단; not 공사 "construction" alone), 국회, or
-#: a research university's or institute's Latin acronym written as a word (KAIST, ETRI). A
-#: company, a shop or a 고객센터 is none.
+#: or agency (…도시공사, …연금공단, …법률구조공단, 한국○○공사; not 공사 "construction"
+#: alone), 국회, or a research university's or institute's Latin acronym written as a word
+#: (KAIST, ETRI). A company, a shop or a 고객센터 is none.
 INSTITUTION_WORD = (
     r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|교육지원청|검찰청|경찰청|지청|청사|법원|등기소"
     r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
@@ -44,6 +44,7 @@ INSTITUTION_WORD = (
     r"|방위사업|재외동포|우주항공)청"
     r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
     r"|[가-힣]*(?:보험|연금|복지|관리|진흥|안전|환경|구조|공원|인력)공단|국회(?:의사당)?"
+    r"|한국[가-힣○△□]{1,10}(?:공사|공단)"
     r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
 )
 #: The institutions whose number, but not address, is read as public: a hospital (a
@@ -119,16 +120,21 @@ def institution_address(text: str, start: int, end: int) -> bool:
 
 
 #: A number's own label right before it: "대표번호 ", "문의: ", "전화는 ", "전화 (대표) ",
-#: "응급실 직통 ", "(대표 ", "국번 ", "해외에서는 " (a customer centre's line from abroad).
+#: "응급실 직통 ", "(대표 ", "국번 ", "해외에서는 " (a customer centre's line from abroad), or
+#: the next number of a list ("문의 1588-… 또는 02-…", "대표 02-…, 031-…").
 #: Not 연락처 or 번호: "아버지 연락처 02-…" is how a person's number is written.
 _PHONE_LABEL = re.compile(
     r"(?:대표\s?(?:번호|전화)?|문의(?:처|전화)?|전화(?:번호)?|직통(?:번호|전화)?|국번"
     r"|팩스|FAX|Fax|안내|상담|접수|예약|해외에서는?|Tel\.?|TEL|☎)(?:은|는)?"
     r"(?:\s?\((?:대표|직통)\))?[\s:：(]*$"
+    r"|(?<=\d)\s?(?:,|/|또는|혹은|및)\s?$"
 )
-#: The desk a number rings, right before it: "문화체육과 02-…", "학생지원센터 (063) …"
-#: (a 과 of three syllables or more: "결과", "효과" are words).
-_DESK_BEFORE = re.compile(r"(?:[가-힣]{2,9}과|[가-힣]{1,9}(?:실|팀|센터|창구))[\s:：(]*$")
+#: The desk a number rings, right before it: "문화체육과 02-…", "학생지원센터 (063) …",
+#: "지도홍보계 …", "안내데스크 …" (a 과, 계 or 부 of three syllables or more: "결과", "효과",
+#: "관계", "일부" are words).
+_DESK_BEFORE = re.compile(
+    r"(?:[가-힣]{2,9}(?:과|계|부)|[가-힣]{1,9}(?:실|팀|센터|창구|데스크))[\s:：(]*$"
+)
 #: The label must end this close to the number, and the institution's name this close.
 _LABEL_WINDOW = 16
 _PHONE_WINDOW = 64
@@ -141,17 +147,19 @@ _NAME_AFTER = re.compile(r"\s?\(([^()\n]{0,24})\)")
 #: office number is read as the professor's), "… 김철수 주무관 전화 …", "아버지 전화 …".
 _PERSON = (
     r"씨|님|교수|선생|강사|주무관|사무관|주사|과장|팀장|계장|국장|부장|실장|원장|소장|대리|주임"
-    r"|간호사|의사|박사|기자|변호사|담당|직원|사원"
+    r"|간호사|의사|박사|기자|변호사|세무사|법무사|회계사|노무사|변리사|행정사|담당|직원|사원"
     r"|아버|어머|엄마|아빠|부모|아들|딸|남편|아내|와이프|형님|누나|언니|오빠|동생|친구|이모"
     r"|삼촌|고모|할머니|할아버지|조카|가족|동기|선배|후배|동료|지인"
 )
 #: Between the institution and the number: the number is a person's or a private
-#: business's. A person (`_PERSON`), a private owner (저희, 우리, 제, 가게, 회사), a personal
-#: phone (휴대, 자택, 집), someone staying or working there (입원, 근무, 다니는), or the
-#: institution named as a landmark (앞, 옆, 근처: "구청 앞에서 만나요").
+#: business's. A person (`_PERSON`: a tax accountant's office in a 세무서's building is
+#: the accountant's), a private owner (저희, 우리, 제, 가게, 회사), a personal phone (휴대,
+#: 자택, 집) or a room someone lives in (기숙사, 관사, 병실), someone staying or working
+#: there (입원, 근무, 다니는), or the institution named as a landmark (앞, 옆, 근처: "구청
+#: 앞에서 만나요").
 _PERSONAL_BETWEEN = re.compile(
     _PERSON + r"|(?<![가-힣])(?:제|내|저의|나의)\s|저희|우리(?!은행)|개인|휴대|핸드폰|자택"
-    r"|(?<![가-힣])집"
+    r"|(?<![가-힣])집|기숙사|생활관|관사|사택|숙소|병실"
     r"|가게|식당|매장|회사|업체|(?<!대)학원|카페|사업장"
     r"|입원|퇴원|근무|일하|다니|살고|살아|살던|(?<![가-힣])사는|거주|만나"
     r"|앞|옆|근처|건너편|맞은편|주변|부근|인근"
