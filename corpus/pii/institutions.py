@@ -138,7 +138,10 @@ _DESK_BEFORE = re.compile(
 #: The label must end this close to the number, and the institution's name this close.
 _LABEL_WINDOW = 16
 _PHONE_WINDOW = 64
-_PHONE_INSTITUTION = re.compile(PHONE_INSTITUTION_WORD)
+#: An institution's name as a word: not the head of a road, a station or a person named
+#: after it ("시청로 12, 전화 …" is a home's road; "대학생 과외 문의 …" a student's number).
+_NOT_A_NAME = r"(?![로길역생]|입구|사거리|원생)"
+_PHONE_INSTITUTION = re.compile(PHONE_INSTITUTION_WORD + _NOT_A_NAME)
 #: The institution's name itself right before the number: "○○구청(02-…)", "시립도서관 02-…".
 _NAME_BEFORE = re.compile(PHONE_INSTITUTION_WORD + r"[\s:：(]*$")
 #: The institution in brackets right after a labelled number: "문의 02-… (○○구청 민원과)".
