@@ -22,7 +22,6 @@ import re
 import string
 from collections.abc import Callable, Iterable
 
-from corpus.pii.address_rules import institution_address
 from corpus.pii.addresses import core_of, generate_address, plain_address
 from corpus.pii.birthdates import date_fields
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
@@ -38,6 +37,7 @@ from corpus.pii.detectors import (
     public_host,
     reference_page,
 )
+from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.particles import final_class
 from corpus.pii.scan import Scanner, Span
 from corpus.pii.validators import (
@@ -635,6 +635,8 @@ PUBLIC_KINDS = {
     "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
     "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
     "institution_address": "a public institution's address right after its name: 국회 주소 …",
+    "institution_phone": "a public institution's own number after its name and a label or "
+    "desk: ○○구청 민원과 문의 02-…",
     "reference_page": "a page of a reference or documentation site: https://doi.org/10.…, "
     "docs.python.org/3/…",
     "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1",
@@ -644,8 +646,9 @@ PUBLIC_KINDS = {
 def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | None:
     """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced).
 
-    `text` and `start` place the value in its text: an address is public by what stands
-    before it (`corpus.pii.address_rules.institution_address`).
+    `text` and `start` place the value in its text: an address or a phone number is public
+    by what stands before it (`corpus.pii.institutions`: an institution's name, and for a
+    number its label or desk).
     """
     if kind == "phone" and value[0] == "1" and not foreign_number(value):
         return "service_number"
@@ -657,4 +660,7 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
         return "non_global_ip"
     if kind == "address" and text and institution_address(text, start, start + len(value)):
         return "institution_address"
+    if kind == "phone" and text and not foreign_number(value):
+        if institution_phone(text, start, start + len(value)):
+            return "institution_phone"
     return None

@@ -1,0 +1,223 @@
+"""A public institution's own address and phone number: detected, kept, counted apart.
+
+A 구청's, a 세무서's or a university hospital's address and desk number name no one:
+they are printed on every notice, so replacing them only makes a notice wrong. Each
+rule here reads what stands before the detected value (`corpus.pii.generate.public_kind`
+calls them for an ``address`` or a ``phone`` span only, so they cost nothing on text
+without one):
+
+* `institution_address`: the institution's name right before the address
+  (``국회 주소 서울특별시 …``, ``○○세무서 납세자보호실 - 주소: ○○시 시청로 23``);
+* `institution_phone`: the institution's name a little before the number, then the
+  number's own label (``대표번호``, ``문의``, ``전화``, ``직통`` …) or the desk it rings
+  (``문화체육과 02-…``): ``○○구청 민원여권과는 … 문의 02-2148-3120``.
+
+Both are left alone when the value is someone's: a residence, a person or a private
+business between the name and the value (``병원에 입원한 아버지 전화 02-…``, ``구청 앞
+저희 가게 대표번호 …``, ``○○대학교 김민수 교수 연구실 02-…``: a professor's office
+number is read as the professor's, and replaced).
+
+The institution words are defined once, here (`INSTITUTION_WORD`): the address rule
+and the phone rule read the same list, the phone rule a few more (a hospital, a bank's
+customer centre: their numbers are public, but a hospital is also where a patient
+stays, so its address is left to the address rules).
+"""
+
+from __future__ import annotations
+
+import re
+
+from corpus.pii.places import PROVINCES
+
+#: A public institution's name, the last word before its address: a word ending in one of
+#: these (시청, 구청 … 학교, 구민회관, 선거관리위원회), one of the nationwide agencies ending
+#: in 청 (not 신청, 요청, 초청: an ordinary 청 word is no institution), a public corporation
+#: or agency (…도시공사, …연금공단, …법률구조공단, 한국○○공사; not 공사 "construction"
+#: alone), 국회, or a research university's or institute's Latin acronym written as a word
+#: (KAIST, ETRI). A company, a shop or a 고객센터 is none.
+INSTITUTION_WORD = (
+    r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|교육지원청|검찰청|경찰청|지청|청사|법원|등기소"
+    r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
+    r"|미술관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
+    r"|출입국관리사무소|고용센터)"
+    r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
+    r"|방위사업|재외동포|우주항공)청"
+    r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
+    r"|[가-힣]*(?:보험|연금|복지|관리|진흥|안전|환경|구조|공원|인력)공단|국회(?:의사당)?"
+    r"|한국[가-힣○△□]{1,10}(?:공사|공단)"
+    r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
+)
+#: The institutions whose number, but not address, is read as public: a hospital (a
+#: patient's ward is an address of a person), a bank's customer centre (a company's).
+PHONE_INSTITUTION_WORD = (
+    r"(?:" + INSTITUTION_WORD + r"|[가-힣]*(?:병원|의료원)|[가-힣]*은행\s?(?:고객|콜)센터)"
+)
+#: A name masked in a notice: "○○", "△△", "□□시".
+_MASK = r"[○△□◇◎●■*＊]{1,4}"
+#: A province written before a masked unit ("강원 ○○시 교육로 34"): the detector's span
+#: starts after the mask, so the province before it is left out of the span too.
+_PROVINCE = "|".join(sorted({n for full, shorts in PROVINCES for n in (full, *shorts)}, key=len,
+                            reverse=True))  # fmt: skip
+#: A hall, campus, branch or desk of the institution, between its name and its address
+#: ("서울관", "관악캠퍼스", "안산지원", "○○지부", "○○지역본부", "납세자보호실", "신청사",
+#: "체납추적팀").
+_BRANCH = (
+    r"\s(?:" + _MASK + r")?[가-힣A-Za-z0-9]{0,8}"
+    r"(?:관|캠퍼스|청사|지원|지청|분원|분관|지부|지사|본부|출장소|사무소|센터|실|과|팀)"
+)
+#: What may stand between the name and the address: up to two branches, a subject or topic
+#: particle (an encyclopedia's "…구청은 서울 … 에 있다"), then spaces, "(", ":", ",", a dash,
+#: a slash and the words 주소/소재지/위치/찾아오시는 길, then masked units ("○○시 ", "강원 ○○시 "),
+#: which a notice writes before the road and the detector leaves out of the span. A word
+#: such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's address.
+_INSTITUTION_SEP = (
+    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?"
+    r"(?P<sep>(?:[\s(:：,\-–—―/|]|주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?|(?:찾아\s?)?오시는\s?길)*)"
+    r"(?:(?:" + _PROVINCE + r")\s(?=" + _MASK + r"))?"
+    r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
+)
+_INSTITUTION_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
+#: A bare unit after the institution's bracketed address:
+#: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
+_INSTITUTION_UNIT_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+#: Where someone lives or stays: a dormitory room, an official residence, a staff flat. A
+#: student's dormitory room names its student, so a 기숙사 address is replaced.
+_RESIDENCE_NEAR = re.compile(r"기숙사|생활관|관사|사택|숙소|자택")
+#: Residence words right after an address ("… 1에 살아요" is someone's home), or a word that
+#: makes it a reference point ("학교가 … 근처다": the place near it may be someone's home).
+_LIVES_AFTER = re.compile(
+    r"\s?(?:에\s?(?:살|거주|사는|사시|이사)|에서\s?(?:살|거주)|으?로\s?이사"
+    r"|근처|옆|앞|부근|인근|건너편|맞은편|주변)"
+)
+#: A field label before the institution: "학교: 한빛초등학교 주소: …" is a person's record.
+_LABEL_BEFORE = re.compile(r"[:：]\s?[가-힣A-Za-z0-9]*$")
+_WINDOW = 48
+
+
+def institution_address(text: str, start: int, end: int) -> bool:
+    """True when the address text[start:end] is a public institution's, named right before it.
+
+    The institution's name directly before the address (`INSTITUTION_WORD`, then at most
+    two halls or branches and a separator: "서울특별시청(서울 중구 세종대로 110)", "국회
+    주소 서울특별시 …", "서울중앙지방법원: 서울 서초구 …", "…공단 ○○지부: ○○시 …",
+    "…공사 ○○지역본부 — 경남 …") makes it a public building's address, which names no
+    one: it is kept, with its building, floor and room tail (a bare unit right after the
+    bracketed address too). Not when someone lives there: a dormitory or residence word
+    near it, a residence or nearness word after it ("…에 살아요", "… 근처"), or a record
+    whose 주소 field follows the institution as another field's value ("학교: …학교 주소: …").
+    """
+    lo = max(0, start - _WINDOW)
+    before = text[lo:start]
+    m = _INSTITUTION_BEFORE.search(before)
+    if m is None and text[start].isdigit():  # only a bare unit starts with its number
+        m = _INSTITUTION_UNIT_BEFORE.search(before)
+    if m is None:
+        return False
+    if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or _LIVES_AFTER.match(text, end):
+        return False
+    sep = m.group("sep")
+    return not ("주소" in sep and ":" in sep and _LABEL_BEFORE.search(before, 0, m.start()))
+
+
+#: A number's own label right before it: "대표번호 ", "문의: ", "전화는 ", "전화 (대표) ",
+#: "응급실 직통 ", "(대표 ", "국번 ", "해외에서는 " (a customer centre's line from abroad), or
+#: the next number of a list ("문의 1588-… 또는 02-…", "대표 02-…, 031-…").
+#: Not 연락처 or 번호: "아버지 연락처 02-…" is how a person's number is written.
+_PHONE_LABEL = re.compile(
+    r"(?:대표\s?(?:번호|전화)?|문의(?:처|전화)?|전화(?:번호)?|직통(?:번호|전화)?|국번"
+    r"|팩스|FAX|Fax|안내|상담|접수|예약|해외에서는?|Tel\.?|TEL|☎)(?:은|는)?"
+    r"(?:\s?\((?:대표|직통)\))?[\s:：(]*$"
+    r"|(?<=\d)\s?(?:,|/|또는|혹은|및)\s?$"
+)
+#: The desk a number rings, right before it: "문화체육과 02-…", "학생지원센터 (063) …",
+#: "지도홍보계 …", "안내데스크 …" (a 과, 계 or 부 of three syllables or more: "결과", "효과",
+#: "관계", "일부" are words).
+_DESK_BEFORE = re.compile(
+    r"(?:[가-힣]{2,9}(?:과|계|부)|[가-힣]{1,9}(?:실|팀|센터|창구|데스크))[\s:：(]*$"
+)
+#: The label must end this close to the number, and the institution's name this close.
+_LABEL_WINDOW = 16
+_PHONE_WINDOW = 64
+#: An institution's name as a word: not the head of a road, a station or a person named
+#: after it ("시청로 12, 전화 …" is a home's road; "대학생 과외 문의 …" a student's number).
+_NOT_A_NAME = r"(?![로길역생]|입구|사거리|원생)"
+_PHONE_INSTITUTION = re.compile(PHONE_INSTITUTION_WORD + _NOT_A_NAME)
+#: The institution's name itself right before the number: "○○구청(02-…)", "시립도서관 02-…".
+_NAME_BEFORE = re.compile(PHONE_INSTITUTION_WORD + r"[\s:：(]*$")
+#: The institution in brackets right after a labelled number: "문의 02-… (○○구청 민원과)".
+_NAME_AFTER = re.compile(r"\s?\(([^()\n]{0,24})\)")
+#: A person's title, a relative or a worker: "○○대학교 박지훈 교수 연구실 02-…" (a professor's
+#: office number is read as the professor's), "… 김철수 주무관 전화 …", "아버지 전화 …".
+_PERSON = (
+    r"씨|님|교수|선생|강사|주무관|사무관|주사|과장|팀장|계장|국장|부장|실장|원장|소장|대리|주임"
+    r"|간호사|의사|박사|기자|변호사|세무사|법무사|회계사|노무사|변리사|행정사|담당|직원|사원"
+    r"|아버|어머|엄마|아빠|부모|아들|딸|남편|아내|와이프|형님|누나|언니|오빠|동생|친구|이모"
+    r"|삼촌|고모|할머니|할아버지|조카|가족|동기|선배|후배|동료|지인"
+)
+#: Between the institution and the number: the number is a person's or a private
+#: business's. A person (`_PERSON`: a tax accountant's office in a 세무서's building is
+#: the accountant's), a private owner (저희, 우리, 제, 가게, 회사), a personal phone (휴대,
+#: 자택, 집) or a room someone lives in (기숙사, 관사, 병실), someone staying or working
+#: there (입원, 근무, 다니는), or the institution named as a landmark (앞, 옆, 근처: "구청
+#: 앞에서 만나요").
+_PERSONAL_BETWEEN = re.compile(
+    _PERSON + r"|(?<![가-힣])(?:제|내|저의|나의)\s|저희|우리(?!은행)|개인|휴대|핸드폰|자택"
+    r"|(?<![가-힣])집|기숙사|생활관|관사|사택|숙소|병실"
+    r"|가게|식당|매장|회사|업체|(?<!대)학원|카페|사업장"
+    r"|입원|퇴원|근무|일하|다니|살고|살아|살던|(?<![가-힣])사는|거주|만나"
+    r"|앞|옆|근처|건너편|맞은편|주변|부근|인근"
+)
+#: Just after the number: a person named with it ("02-… 김철수 주무관", "(담당: …)"); what
+#: follows may be another entry of the notice ("/ 제 사무실 전화 …"), so only a person counts.
+_PERSON_AFTER = re.compile(_PERSON)
+_AFTER_WINDOW = 12
+#: Just before the institution's name: whose it is ("아버지 병원", "우리 학교 행정실").
+_OWNER_WINDOW = 8
+
+
+def _label_start(text: str, start: int) -> int | None:
+    """Where the label or desk right before text[start] begins, or None without one."""
+    lo = max(0, start - _LABEL_WINDOW)
+    m = _PHONE_LABEL.search(text, lo, start) or _DESK_BEFORE.search(text, lo, start)
+    return None if m is None else m.start()
+
+
+def _named_after(text: str, label: int, start: int, end: int) -> bool:
+    """True when a labelled number has its institution in brackets right after it, and
+    neither the brackets nor the words before the label say whose it is otherwise."""
+    m = _NAME_AFTER.match(text, end)
+    if m is None or not _PHONE_INSTITUTION.search(m.group(1)):
+        return False
+    if _PERSONAL_BETWEEN.search(m.group(1)):
+        return False  # "(구청 옆)": a landmark
+    return _PERSONAL_BETWEEN.search(text, max(0, label - _LABEL_WINDOW), start) is None
+
+
+def institution_phone(text: str, start: int, end: int) -> bool:
+    """True when the phone number text[start:end] is a public institution's own number.
+
+    It needs its label or its desk right before it (`_PHONE_LABEL`, `_DESK_BEFORE`) and,
+    on the same line and at most `_PHONE_WINDOW` characters before, an institution's name
+    (`PHONE_INSTITUTION_WORD`): "시립중앙도서관(대전 서구 둔산로 100, 대표번호 042-…)",
+    "지방법원 본원 민사신청과: 제2별관 3층 301호, 전화 (대표) 053-…"; or the name itself
+    right before it ("○○구청(02-…)"), or in brackets right after it ("문의 02-… (○○구청
+    민원과)"). Not when a person, a private owner, a residence or a landmark word stands
+    between the last such name (or just before it: "아버지 병원 02-…") and the number
+    (`_PERSONAL_BETWEEN`), or a person just after it (`_PERSON_AFTER`).
+    """
+    label = _label_start(text, start)
+    if label is None:
+        named = _NAME_BEFORE.search(text, max(0, start - _LABEL_WINDOW), start)
+        if named is None:
+            return False
+        label = named.end()
+    elif _named_after(text, label, start, end):
+        return True
+    lo = max(0, start - _PHONE_WINDOW)
+    lo = max(lo, text.rfind("\n", lo, label) + 1)
+    names = list(_PHONE_INSTITUTION.finditer(text, lo, label))
+    if not names:
+        return False
+    if _PERSONAL_BETWEEN.search(text, max(0, names[-1].start() - _OWNER_WINDOW), start):
+        return False
+    return _PERSON_AFTER.search(text, end, min(len(text), end + _AFTER_WINDOW)) is None
