@@ -32,6 +32,7 @@ from corpus.pii.birthdates import (
     short_year,
     year_apostrophe,
 )
+from corpus.pii.public_pages import version_number
 from corpus.pii.validators import (
     DASH_LOOKALIKES,
     DASHES,
@@ -301,7 +302,7 @@ BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/)"
 #: The host of a public institution's site with no path: "www.gov.kr", "law.go.kr",
 #: "https://www1.president.go.kr/". A public page address names no one; it is detected
 #: (so no other detector reads its digits) but kept and counted apart. With a path
-#: ("….go.kr/…") it is replaced as before.
+#: ("….go.kr/…") it is `corpus.pii.public_pages.institution_page`'s to keep or replace.
 _PUBLIC_HOST = re.compile(
     r"(?:(?:https?|ftp)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*"
     r"(?:go|gov|mil|korea)\.kr/?",
@@ -345,42 +346,8 @@ def public_host(value: str) -> bool:
     return site is not None and not _personal_site(site.group(1))
 
 
-#: Reference and documentation sites: a page there is a paper, a package, a manual or an
-#: encyclopedia entry written for everyone, and its path names the work, not a person
-#: (issue #24's third blind set: ``https://doi.org/10.18653/…``, ``docs.python.org/3/…``).
-#: The host itself or any subdomain (``dx.doi.org``, ``ko.wikipedia.org``). Code hosting is
-#: not here: ``github.com/OWNER/REPO`` names an account.
-REFERENCE_HOSTS = ("doi.org", "arxiv.org", "pypi.org", "wikipedia.org")
-#: A host that starts with one of these serves a project's manuals or files
-#: (``docs.python.org``, ``download.pytorch.org``); but for `_SHARED_DOCS`.
-_REFERENCE_PREFIXES = ("docs.", "download.", "downloads.")
-#: Document hosts whose pages are someone's own document ("docs.google.com/document/d/…").
-_SHARED_DOCS = frozenset(("docs.google.com",))
-#: A path or query that names someone even on a reference site: ``/~user``, ``/@user``, a
-#: user's page (``User:``, ``사용자:`` percent-encoded), ``id=``, ``user=``, an e-mail.
-_PERSONAL_PATH = re.compile(
-    r"[~@]|[?&;](?:id|uid|user\w*|nick\w*|e?mail|name|member\w*)=|/(?:users?|profiles?|members?|u)/"
-    r"|(?:User|%EC%82%AC%EC%9A%A9%EC%9E%90)(?:[_ ]talk|%ED%86%A0%EB%A1%A0)?:",
-    re.IGNORECASE,
-)
-
-
-def reference_page(value: str) -> bool:
-    """True when the URL `value` is a page of a reference or documentation site
-    (`REFERENCE_HOSTS`, `_REFERENCE_PREFIXES`) whose path names no one."""
-    rest = value.split("://", 1)[-1]
-    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
-    host, path = (rest[:cut], rest[cut:]) if cut >= 0 else (rest, "")
-    host = host.lower()
-    if "@" in host or ":" in host or host in _SHARED_DOCS:
-        return False  # user information or a port before the path: not a plain page
-    if not (
-        any(host == h or host.endswith("." + h) for h in REFERENCE_HOSTS)
-        or host.removeprefix("www.").startswith(_REFERENCE_PREFIXES)
-    ):
-        return False
-    return _PERSONAL_PATH.search(path) is None
-
+# Reference pages, institutions' pages, example domains and official accounts: kept by
+# `corpus.pii.public_pages` (through `corpus.pii.generate.public_kind`).
 
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
 BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)
@@ -398,9 +365,6 @@ register(Detector(
 # 3. IP address -----------------------------------------------------------------------------
 
 
-_VERSION_CONTEXT = _context(r"버전|[Vv]ersion|[Vv]er\.|릴리스|업데이트|패치|출시")
-
-
 def _accept_ipv4(text: str, m: re.Match, floor: int):
     value = m.group()
     if not ipv4_ok(value) or value.startswith(("0.", "255.")):
@@ -408,8 +372,8 @@ def _accept_ipv4(text: str, m: re.Match, floor: int):
     if len(value) == 7:
         return None  # 1.2.3.4: list numbering far more often than an address (or a public DNS)
     s, e = _span(m)
-    if near(text, s, e, _VERSION_CONTEXT, before=15, after=0):
-        return None  # a four-part version number ("버전 1.1.5.1")
+    if version_number(text, s, e):
+        return None  # a four-part version number ("버전 1.1.5.1", "cuDNN 8.9.7.29")
     return s, e
 
 

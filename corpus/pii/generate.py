@@ -35,10 +35,19 @@ from corpus.pii.detectors import (
     foreign_number,
     mail_domain,
     public_host,
-    reference_page,
 )
 from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.particles import final_class
+from corpus.pii.public_pages import (
+    example_domain,
+    example_url,
+    institution_host,
+    institution_page,
+    non_global_ip_url,
+    official_account,
+    personal_marks,
+    reference_page,
+)
 from corpus.pii.scan import Scanner, Span
 from corpus.pii.validators import (
     SEX_DIGIT_CENTURY,
@@ -137,8 +146,19 @@ def gen_url(value: str, rng: random.Random) -> str:
     labels = host.split(".")
     keep = 1 + (1 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne") else 0)
     tail = "." + ".".join(labels[-keep:]) if len(labels) > keep else ""
-    head = host[: len(host) - len(tail)]
-    return scheme + www + _scramble(head, rng) + tail + _scramble(rest, rng)
+    head = _scramble(host[: len(host) - len(tail)], rng)
+    if institution_host(host):  # its person's marks kept: replaced again on a second pass
+        return scheme + www + head + tail + _scramble_around(rest, personal_marks(rest), rng)
+    return scheme + www + head + tail + _scramble(rest, rng)
+
+
+def _scramble_around(value: str, keep: list[tuple[int, int]], rng: random.Random) -> str:
+    """`_scramble` of `value` but for the spans in `keep`, written as they are."""
+    out, pos = [], 0
+    for s, e in keep:
+        out += [_scramble(value[pos:s], rng), value[s:e]]
+        pos = e
+    return "".join(out) + _scramble(value[pos:], rng)
 
 
 #: Draws of `gen_ip` before it gives up on a global address (nearly all draws are global).
@@ -461,6 +481,13 @@ def _own_claim(kind: str, candidate: str) -> bool:
     ]
 
 
+def _kept_anywhere(kind: str, candidate: str) -> bool:
+    """True when a URL or e-mail `candidate` would be kept wherever it stands (`public_kind`
+    without its text: an institution's page, an example domain): as a pseudonym it would
+    look unreplaced on a second pass, so it is drawn again."""
+    return kind in ("url", "email") and public_kind(kind, candidate) is not None
+
+
 class Pseudonymizer:
     """Replaces every detected value with a deterministic same-shape pseudonym.
 
@@ -521,6 +548,7 @@ class Pseudonymizer:
                 candidate != value
                 and final_class(candidate) == sound
                 and _own_claim(kind, candidate)
+                and not _kept_anywhere(kind, candidate)
             ):
                 out = candidate
                 break
@@ -639,7 +667,14 @@ PUBLIC_KINDS = {
     "desk: ○○구청 민원과 문의 02-…",
     "reference_page": "a page of a reference or documentation site: https://doi.org/10.…, "
     "docs.python.org/3/…",
-    "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1",
+    "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1, "
+    "also as a URL's host: http://127.0.0.1:8000",
+    "institution_page": "a page on a public institution's host naming no one: "
+    "likms.assembly.go.kr/bill, www.○○.go.kr/minwon",
+    "example_address": "a URL or e-mail on a domain reserved for examples: "
+    "https://example.com/path, user@example.com, *.test",
+    "official_account": "a platform account the text calls official or gives to an "
+    "institution named before it: 기상청 공식 페이스북 facebook.com/…",
 }
 
 
@@ -648,14 +683,15 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
 
     `text` and `start` place the value in its text: an address or a phone number is public
     by what stands before it (`corpus.pii.institutions`: an institution's name, and for a
-    number its label or desk).
+    number its label or desk), a platform's account by the words before it
+    (`corpus.pii.public_pages.official_account`).
     """
     if kind == "phone" and value[0] == "1" and not foreign_number(value):
         return "service_number"
-    if kind == "url" and public_host(value):
-        return "public_host"
-    if kind == "url" and reference_page(value):
-        return "reference_page"
+    if kind == "url":
+        return _public_url(value, text, start)
+    if kind == "email" and example_domain(mail_domain(email_parts(value)[2])):
+        return "example_address"
     if kind == "ip" and not global_ip(value):
         return "non_global_ip"
     if kind == "address" and text and institution_address(text, start, start + len(value)):
@@ -663,4 +699,21 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
     if kind == "phone" and text and not foreign_number(value):
         if institution_phone(text, start, start + len(value)):
             return "institution_phone"
+    return None
+
+
+def _public_url(value: str, text: str, start: int) -> str | None:
+    """The `PUBLIC_KINDS` name of a kept URL (`corpus.pii.public_pages`), or None."""
+    if public_host(value):
+        return "public_host"
+    if reference_page(value):
+        return "reference_page"
+    if example_url(value):
+        return "example_address"
+    if non_global_ip_url(value):
+        return "non_global_ip"
+    if institution_page(value):
+        return "institution_page"
+    if text and official_account(value, text, start):
+        return "official_account"
     return None

@@ -1,0 +1,307 @@
+"""Web addresses, e-mails and dotted numbers that are detected but name no one.
+
+A detector finds a URL, an e-mail or an IP address by its shape; whether the value
+names a person is a second question, answered here for `corpus.pii.generate.public_kind`
+(issue #24's fourth blind set). A kept value is still detected, so no other detector
+reads its digits, but it stays as written and is counted under its kind:
+
+* ``reference_page``: a page of a reference, standards or documentation site
+  (`REFERENCE_HOSTS`: ``doi.org``, ``rfc-editor.org``, ``w3.org``, ``iso.org``,
+  ``developer.mozilla.org`` …; a host starting ``docs.``/``download.``), whose path
+  names no one (`PERSONAL_PATH`);
+* ``institution_page``: a page on a public institution's host (`INSTITUTION_DOMAINS`:
+  ``….go.kr``, ``….ac.kr``, ``….or.kr``, ``….mil.kr``, ``….re.kr``, ``korea.kr``), a
+  masked one too (``www.○○.go.kr/minwon``), whose path names no one: a professor's or a
+  council member's own page (``~hong``, ``/people/…``, ``/faculty/…``, ``?memberId=…``)
+  names its person and is replaced;
+* ``example_address``: a host or a mail domain reserved for examples (RFC 2606, RFC
+  6761): ``example.com``/``.net``/``.org`` and their subdomains, the top-level
+  ``.example``, ``.test``, ``.invalid``, ``.localhost``: nobody can own one;
+* ``non_global_ip`` (with `corpus.pii.validators.global_ip`): a URL whose host is an
+  IP address that is not global (``http://127.0.0.1:8000``), like the bare address;
+* ``official_account``: an account on a platform (`ACCOUNT_HOSTS`: blog.naver.com/…,
+  instagram.com/…, youtube.com/@…, facebook.com/…) that the text calls official
+  (``공식 블로그 …``) or gives to a public institution named right before it
+  (``기상청 페이스북 …``, ``국립공원공단 인스타그램(…)``, ``서울시 블로그 …``). A region
+  alone (``부산 블로그``), a person word (``제 공식 블로그``, ``비공식``) or a word between
+  the name and the platform (``서울시 맛집 블로그``) is no such evidence.
+
+`version_number` is the IP detector's test for a four-part version number (``cuDNN
+8.9.7.29``, ``펌웨어 5.12.0.204(C00E200R1P1)``), which has the shape of an IPv4 address.
+"""
+
+from __future__ import annotations
+
+import re
+
+from corpus.pii.places import KNOWN_UNITS, NOT_UNITS
+from corpus.pii.validators import global_ip
+
+# --- the parts of a URL ---------------------------------------------------------------
+
+
+def split_url(value: str) -> tuple[str, str]:
+    """(host as written, with any user information and port; the rest from its first
+    ``/``, ``?`` or ``#``) of a detected URL, with or without a scheme."""
+    rest = value.split("://", 1)[-1]
+    cut = min((i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0), default=-1)
+    return (rest[:cut], rest[cut:]) if cut >= 0 else (rest, "")
+
+
+def _plain_host(host: str) -> str:
+    """`host` in lower case without a leading ``www.`` (a host, not an address with a port)."""
+    return host.lower().removeprefix("www.")
+
+
+def _under(host: str, domains: tuple[str, ...]) -> bool:
+    """True when `host` is one of `domains` or a subdomain of one."""
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
+#: A path or query that names someone, on a reference site or an institution's host: a
+#: ``~`` or ``@`` (``/~hong``, ``/@hong``), a user's or a member's page (``/users/``,
+#: ``/profile``, ``/people/``, ``/faculty/``, ``/professor/``, ``/staff/``, ``/homepage``),
+#: a user's wiki page (``User:``, ``사용자:`` percent-encoded), a query key that holds a
+#: person (``id=``, ``user…=``, ``member…=``, ``name=``, ``mail=``, ``prof…=``, ``emp…=``).
+PERSONAL_PATH = re.compile(
+    r"[~@]|[?&;](?:id|uid|user\w*|nick\w*|e?mail|name|member\w*|mem_?id|mbr\w*|prof\w*|emp\w*"
+    r"|staff\w*|person\w*)="
+    r"|/(?:users?|profiles?|members?|u|people|person|faculty|professors?|prof|staff"
+    r"|homepage|hompy|researchers?|students?|mypage)(?=[/?#.]|$)"
+    r"|(?:User|%EC%82%AC%EC%9A%A9%EC%9E%90)(?:[_ ]talk|%ED%86%A0%EB%A1%A0)?:",
+    re.IGNORECASE,
+)
+
+
+def personal_marks(rest: str) -> list[tuple[int, int]]:
+    """The spans of `PERSONAL_PATH` in a URL's path and query.
+
+    The URL generator keeps them on an institution's host (`institution_host`): the
+    pseudonym of ``….ac.kr/people/hong`` is ``….ac.kr/people/…`` and stays replaced on a
+    second pass, where a scrambled ``/qxbmwr/…`` would be kept as an institution's page.
+    """
+    return [m.span() for m in PERSONAL_PATH.finditer(rest)]
+
+
+# --- reference and documentation pages ----------------------------------------------------
+
+#: Reference, standards and documentation sites: a page there is a paper, a standard, a
+#: package, a manual or an encyclopedia entry written for everyone, and its path names the
+#: work, not a person (issue #24's third and fourth blind sets: ``https://doi.org/10.…``,
+#: ``https://www.rfc-editor.org/rfc/rfc5737``, ``https://www.w3.org/TR/WCAG21/``,
+#: ``developer.mozilla.org/ko/docs/…``, ``www.iso.org/standard/68531.html``). The host
+#: itself or any subdomain (``dx.doi.org``, ``ko.wikipedia.org``, ``datatracker.ietf.org``).
+#: Code hosting is not here: ``github.com/OWNER/REPO`` names an account.
+REFERENCE_HOSTS = (
+    "doi.org", "arxiv.org", "pypi.org", "wikipedia.org",
+    "rfc-editor.org", "ietf.org", "w3.org", "whatwg.org", "iso.org", "iec.ch", "itu.int",
+    "unicode.org", "ecma-international.org", "nist.gov",
+    "developer.mozilla.org", "learn.microsoft.com", "developer.android.com",
+    "developer.apple.com", "cppreference.com",
+)  # fmt: skip
+#: A host that starts with one of these serves a project's manuals or files
+#: (``docs.python.org``, ``download.pytorch.org``); but for `SHARED_DOCS`.
+REFERENCE_PREFIXES = ("docs.", "download.", "downloads.")
+#: Document hosts whose pages are someone's own document ("docs.google.com/document/d/…").
+SHARED_DOCS = frozenset(("docs.google.com",))
+
+
+def reference_page(value: str) -> bool:
+    """True when the URL `value` is a page of a reference or documentation site
+    (`REFERENCE_HOSTS`, `REFERENCE_PREFIXES`) whose path names no one."""
+    host, path = split_url(value)
+    host = host.lower()
+    if "@" in host or ":" in host or host in SHARED_DOCS:
+        return False  # user information or a port before the path: not a plain page
+    if not (_under(host, REFERENCE_HOSTS) or _plain_host(host).startswith(REFERENCE_PREFIXES)):
+        return False
+    return PERSONAL_PATH.search(path) is None
+
+
+# --- public institutions' pages ------------------------------------------------------------
+
+#: Domains only public bodies are given: government (``go.kr``, ``korea.kr``, ``gov.kr``),
+#: the military (``mil.kr``), universities and schools of higher education (``ac.kr``),
+#: research institutes (``re.kr``) and non-profit organisations (``or.kr``).
+INSTITUTION_DOMAINS = ("go.kr", "korea.kr", "gov.kr", "mil.kr", "ac.kr", "re.kr", "or.kr")
+
+
+def institution_host(host: str) -> bool:
+    """True when `host` (as written, maybe with a port) is under `INSTITUTION_DOMAINS`."""
+    host = host.lower().rsplit(":", 1)[0] if host.count(":") == 1 else host.lower()
+    return "@" not in host and _under(host, INSTITUTION_DOMAINS)
+
+
+def institution_page(value: str) -> bool:
+    """True when the URL `value` is a page on a public institution's host whose path names
+    no one (`PERSONAL_PATH`): ``likms.assembly.go.kr/bill``, ``www.○○.go.kr/minwon``.
+
+    A masked label (○○) is still an institution's host: the domain says whose it is. A
+    page of one person there (a professor's ``~hong`` or ``/people/hong``, a council
+    member's ``?memberId=…``) names that person and is replaced.
+    """
+    host, path = split_url(value)
+    return institution_host(host) and PERSONAL_PATH.search(path) is None
+
+
+# --- reserved example domains --------------------------------------------------------------
+
+#: Second-level domains reserved for documentation (RFC 2606), with their subdomains.
+EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org")
+#: Top-level domains reserved for examples, tests and local names (RFC 2606, RFC 6761).
+RESERVED_TLDS = frozenset(("example", "test", "invalid", "localhost"))
+
+
+def example_domain(host: str) -> bool:
+    """True when `host` (a URL's host or an e-mail's domain) is reserved for examples:
+    nobody can own it, so an address there reaches no one (``user@example.com``)."""
+    host = host.lower().rstrip(".")
+    if ":" in host and host.count(":") == 1:
+        host = host.split(":")[0]  # a port
+    return _under(host, EXAMPLE_DOMAINS) or host.rsplit(".", 1)[-1] in RESERVED_TLDS
+
+
+def example_url(value: str) -> bool:
+    """True when the URL `value` is on a reserved example host (`example_domain`)."""
+    host = split_url(value)[0].rsplit("@", 1)[-1]
+    return example_domain(host)
+
+
+# --- a non-global IP address as a URL's host -----------------------------------------------
+
+#: A URL's host that is an IPv4 address, maybe with a port (a URL is read up to a "[", so
+#: an IPv6 host in brackets is found by the IP detector alone).
+_IP_HOST = re.compile(r"(?P<v4>\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?")
+
+
+def non_global_ip_url(value: str) -> bool:
+    """True when the URL `value`'s host is an IP address that is not global
+    (``http://127.0.0.1:8000``, ``http://192.168.0.1/admin``) and its path names no one:
+    the same on every machine, like the bare address."""
+    host, path = split_url(value)
+    m = _IP_HOST.fullmatch(host)
+    if m is None:
+        return False
+    return not global_ip(m.group("v4")) and PERSONAL_PATH.search(path) is None
+
+
+# --- official accounts of institutions on platforms ----------------------------------------
+
+#: Platforms whose path is an account (or a post of one): the person, or the institution,
+#: is in the path. Not ``github.com`` (a code host's account is replaced by policy: docs/
+#: pii.md), nor the short links ``youtu.be``/``naver.me``, which name a video or a page.
+ACCOUNT_HOSTS = frozenset(
+    "blog.naver.com m.blog.naver.com post.naver.com m.post.naver.com cafe.naver.com "
+    "m.cafe.naver.com cafe.daum.net m.cafe.daum.net blog.daum.net youtube.com m.youtube.com "
+    "instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com threads.net "
+    "band.us pf.kakao.com".split()
+)
+#: The platform as the sentence names it, between the owner and the address.
+_PLATFORM_WORD = (
+    r"(?:블로그|포스트|카페|인스타그램|인스타|유튜브|페이스북|페북|트위터|엑스|틱톡|스레드|밴드"
+    r"|카카오\s?채널|채널|계정|페이지|SNS|[Bb]log|[Ii]nstagram|[Yy]ou[Tt]ube|[Ff]acebook"
+    r"|[Tt]witter)"
+)
+#: After the platform words: a bracket, a colon or an arrow, then the address.
+_TO_ADDRESS = r"(?:" + _PLATFORM_WORD + r"\s?){0,2}(?:[(（「『\[<:：\-→—]\s?)?$"
+#: "공식" (official) right before the platform words, not inside a word (비공식, 수학공식).
+_OFFICIAL_BEFORE = re.compile(r"(?<![가-힣A-Za-z])(?:공식|[Oo]fficial)\s?" + _TO_ADDRESS)
+#: A word that makes "공식" someone's own: "제 공식 블로그", "개인 공식 계정".
+_PERSON_BEFORE = re.compile(r"(?:^|[\s(])(?:제|내|나의|저의|개인|본인|친구)\s?$")
+#: The owner's name, then "의", maybe "공식", then the platform words.
+_OWNER_BEFORE = re.compile(
+    r"(?<![가-힣A-Za-z○◯△])(?P<owner>[가-힣○◯△]{2,20}?)(?:의)?\s(?:공식\s?)?" + _TO_ADDRESS
+)
+#: Public institutions by the way their names end: an agency (…청), a ministry (…부, …처),
+#: a public corporation, agency or foundation (…공사, …공단, …재단, …진흥원, …연구원 …),
+#: a city's or province's office (…시청, …구청), a public museum, library or university.
+_INSTITUTION_NAME = re.compile(
+    r"[가-힣○◯△]{2,}(?:공단|재단|진흥원|연구원|개발원|평가원|정보원|위원회|협회|박물관"
+    r"|미술관|도서관|과학관|대학교|시청|구청|군청|도청|교육청)"
+    r"|[가-힣○◯△]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|토지주택|전력|가스|수자원"
+    r"|시설|방송)공사"
+    r"|[가-힣]*(?:기상|국세|관세|조달|통계|병무|산림|특허|경찰|검찰|소방|해양경찰|질병관리|문화재"
+    r"|국가유산|농촌진흥|방위사업|재외동포|우주항공)청"
+    r"|(?:기획재정|교육|과학기술정보통신|외교|통일|법무|국방|행정안전|국가보훈|문화체육관광"
+    r"|농림축산식품|산업통상자원|보건복지|환경|고용노동|여성가족|국토교통|해양수산|중소벤처기업)부"
+    r"|(?:인사혁신|법제|식품의약품안전|국가보훈)처"
+    r"|[가-힣]*정부|국회|청와대|대통령실|[○◯△]+[시도군구]청?"
+)
+#: A person's title ending like an institution: a researcher, not a research institute.
+_PERSON_TITLES = re.compile(r".*(?:선임|책임|수석|전임|주임|객원|위촉|인턴|박사후)연구원")
+#: The 시/도/구/군 governments by name (`corpus.pii.places`): "서울시 블로그" is the city's.
+#: A region said without its unit ("부산 블로그") is no owner: it is what a blog is about.
+_GOVERNMENT_UNITS = frozenset(
+    u for u in KNOWN_UNITS if len(u) >= 2 and u[-1] in "시도군구" and u not in NOT_UNITS
+)
+#: Characters of the text read before an account's address for its owner.
+_OWNER_WINDOW = 40
+
+
+def _institution(owner: str) -> bool:
+    """True when the word `owner` is a public institution's name (or a 시/도/구 government's)."""
+    if owner in _GOVERNMENT_UNITS:
+        return True
+    return _INSTITUTION_NAME.fullmatch(owner) is not None and not _PERSON_TITLES.match(owner)
+
+
+def official_account(value: str, text: str, start: int) -> bool:
+    """True when the URL `value`, at `start` in `text`, is an account on a platform
+    (`ACCOUNT_HOSTS`) that the text calls official (``공식 블로그 …``, not ``제 공식 …``) or
+    gives to a public institution named right before it (``기상청 페이스북 …``)."""
+    host, path = split_url(value)
+    if _plain_host(host) not in ACCOUNT_HOSTS or not path.strip("/"):
+        return False
+    before = text[max(0, start - _OWNER_WINDOW) : start]
+    official = _OFFICIAL_BEFORE.search(before)
+    if official is not None and not _PERSON_BEFORE.search(before, 0, official.start()):
+        return True
+    owner = _OWNER_BEFORE.search(before)
+    return owner is not None and _institution(owner.group("owner"))
+
+
+# --- four-part version numbers -------------------------------------------------------------
+
+#: Words of a release before a version number ("버전 1.1.5.1", "펌웨어 5.12.0.204").
+_VERSION_WORDS = (
+    r"버전|[Vv]ersion|[Vv]er\.|릴리스|업데이트|패치|출시|펌웨어|[Ff]irmware|빌드|[Bb]uild"
+    r"|드라이버|[Dd]river|SDK|커널|[Kk]ernel"
+)
+_VERSION_BEFORE = re.compile(_VERSION_WORDS)
+#: A label that makes the number an address, right before it: "IP 주소는 …", "서버: …".
+_IP_LABEL = re.compile(
+    r"(?<![A-Za-z])(?:IP|[Ii]p|IPv4|아이피|주소|접속|서버|호스트|[Hh]ost|DNS|게이트웨이|[Gg]ateway|from|src|dst)"
+    r"\s?(?:주소)?\s?(?:는|은|:|：|=)?\s?$"
+)
+#: A product right before the number: a word in camel case (``cuDNN``, ``iOS``, ``TensorRT``)
+#: or a product that numbers its builds in four parts (browsers, systems, runtimes, drivers).
+_PRODUCT_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:[a-z]+[A-Z][A-Za-z]*|[A-Z][a-z]+[A-Z][A-Za-z]*"
+    r"|(?i:chrome|chromium|firefox|safari|whale|windows|android|macos|java|jdk|jre|cuda"
+    r"|nvidia)|크롬|엣지|웨일|윈도우|윈도|안드로이드|자바)\s?$"
+)
+#: Right after the number: a build code in brackets with letters and digits
+#: ("(C00E200R1P1)"), a pre-release tag ("-beta"), or a release word ("… 버전", "(공식 빌드)").
+_BUILD_AFTER = re.compile(
+    r"\((?=[^()]*[A-Za-z])(?=[^()]*\d)[A-Za-z0-9._\-]{3,24}\)"
+    r"|[-+_](?:alpha|beta|rc|dev|build|release)"
+    r"|\s?\(?(?:공식\s?)?(?:" + _VERSION_WORDS + ")"
+)
+
+
+def version_number(text: str, start: int, end: int) -> bool:
+    """True when the dotted number text[start:end] (an IPv4 shape) is a version number.
+
+    A version word up to 15 characters before it (``버전``, ``펌웨어``, ``빌드``, ``드라이버``),
+    a product right before it (``cuDNN 8.9.7.29``, ``Chrome 120.0.6099.130``), or a build
+    code or release word right after it (``5.12.0.204(C00E200R1P1)``, ``… 버전``). An
+    address label right before it wins over all of them: ``접속 IP 211.36.142.77 버전
+    확인`` is an address.
+    """
+    if _IP_LABEL.search(text, max(0, start - 12), start):
+        return False
+    if _VERSION_BEFORE.search(text, max(0, start - 15), start):
+        return True
+    if _PRODUCT_BEFORE.search(text, max(0, start - 16), start):
+        return True
+    return _BUILD_AFTER.match(text, end) is not None
