@@ -52,6 +52,21 @@ INSTITUTION_WORD = (
 PHONE_INSTITUTION_WORD = (
     r"(?:" + INSTITUTION_WORD + r"|[가-힣]*(?:병원|의료원)|[가-힣]*은행\s?(?:고객|콜)센터)"
 )
+#: The public bodies whose platform accounts are read as official when named right before
+#: the account (`corpus.pii.public_pages.official_account`: ``기상청 페이스북 …``): the
+#: institutions above, and the bodies that have no address rule here: a foundation, an
+#: agency or institute (…재단, …진흥원, …연구원 …), a ministry (…부, …처), a government, a
+#: masked ``○○시``. A word is read whole (``fullmatch``), so ``정부`` is not ``…정부지원``.
+ACCOUNT_OWNER_WORD = (
+    r"(?:" + INSTITUTION_WORD
+    + r"|[가-힣○◯△]{2,}(?:공단|재단|진흥원|연구원|개발원|평가원|정보원|위원회|협회|과학관)"
+    r"|[가-힣○◯△]*(?:방송|토지주택)공사"
+    r"|[가-힣]*(?:해양경찰|질병관리)청"
+    r"|(?:기획재정|교육|과학기술정보통신|외교|통일|법무|국방|행정안전|국가보훈|문화체육관광"
+    r"|농림축산식품|산업통상자원|보건복지|환경|고용노동|여성가족|국토교통|해양수산|중소벤처기업)부"
+    r"|(?:인사혁신|법제|식품의약품안전|국가보훈)처"
+    r"|[가-힣]*정부|청와대|대통령실|[○◯△]+[시도군구]청?)"
+)  # fmt: skip
 #: A name masked in a notice: "○○", "△△", "□□시".
 _MASK = r"[○△□◇◎●■*＊]{1,4}"
 #: A province written before a masked unit ("강원 ○○시 교육로 34"): the detector's span

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from corpus.pii.institutions import ACCOUNT_OWNER_WORD
 from corpus.pii.places import KNOWN_UNITS, NOT_UNITS
 from corpus.pii.validators import global_ip
 
@@ -212,21 +213,9 @@ _PERSON_BEFORE = re.compile(r"(?:^|[\s(])(?:제|내|나의|저의|개인|본인|
 _OWNER_BEFORE = re.compile(
     r"(?<![가-힣A-Za-z○◯△])(?P<owner>[가-힣○◯△]{2,20}?)(?:의)?\s(?:공식\s?)?" + _TO_ADDRESS
 )
-#: Public institutions by the way their names end: an agency (…청), a ministry (…부, …처),
-#: a public corporation, agency or foundation (…공사, …공단, …재단, …진흥원, …연구원 …),
-#: a city's or province's office (…시청, …구청), a public museum, library or university.
-_INSTITUTION_NAME = re.compile(
-    r"[가-힣○◯△]{2,}(?:공단|재단|진흥원|연구원|개발원|평가원|정보원|위원회|협회|박물관"
-    r"|미술관|도서관|과학관|대학교|시청|구청|군청|도청|교육청)"
-    r"|[가-힣○◯△]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|토지주택|전력|가스|수자원"
-    r"|시설|방송)공사"
-    r"|[가-힣]*(?:기상|국세|관세|조달|통계|병무|산림|특허|경찰|검찰|소방|해양경찰|질병관리|문화재"
-    r"|국가유산|농촌진흥|방위사업|재외동포|우주항공)청"
-    r"|(?:기획재정|교육|과학기술정보통신|외교|통일|법무|국방|행정안전|국가보훈|문화체육관광"
-    r"|농림축산식품|산업통상자원|보건복지|환경|고용노동|여성가족|국토교통|해양수산|중소벤처기업)부"
-    r"|(?:인사혁신|법제|식품의약품안전|국가보훈)처"
-    r"|[가-힣]*정부|국회|청와대|대통령실|[○◯△]+[시도군구]청?"
-)
+#: Public institutions and bodies by name, one list with the address and phone rules
+#: (`corpus.pii.institutions.ACCOUNT_OWNER_WORD`).
+_INSTITUTION_NAME = re.compile(ACCOUNT_OWNER_WORD)
 #: A person's title ending like an institution: a researcher, not a research institute.
 _PERSON_TITLES = re.compile(r".*(?:선임|책임|수석|전임|주임|객원|위촉|인턴|박사후)연구원")
 #: The 시/도/구/군 governments by name (`corpus.pii.places`): "서울시 블로그" is the city's.
