@@ -121,6 +121,7 @@ def test_each_shape_is_found_and_replaced_whole(kind, text, value):
         "제가 21년 3월 2일 태어나서 처음으로 바다를 봤어요",  # a connective: a first time
         "계약서에는 23년 3월 5일로 되어 있다",  # "로 되어" with no register
         "등본 발급일은 24년 1월 8일로 되어 있다",  # a register, but the date is its issue date
+        "경주 황남리 3호분은 신라 시기의 무덤이다",  # a city and a 리, then a tomb's number
         "점수는 +10 20 30 40 이었다",  # scores, no group of three before the pairs
         "제품 번호 002-86-139-1234-5678",  # a carrier-like serial with no country or phone word
         "노션 공식 사이트 www.notion.site 참고",  # the service's own host: kept

@@ -988,9 +988,10 @@ register(Detector(
 
 # 15. postal address ------------------------------------------------------------------------
 
-#: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
+#: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number; nor
+#: is the number of a tomb, a reactor or a line ("송산리 1호분", "5호기", "2호선").
 _COUNTERS = (
-    r"명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
+    r"명|개|년|월|일|회|번(?!지)|호[분기선]|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
     r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|미터|킬로|센티|톤|리터|kg|km|cm|mm|m\b"
 )
 #: ... attached ("2명") or written apart as a word of its own ("9 대 9", "1500 km").
