@@ -27,6 +27,11 @@ from __future__ import annotations
 import re
 
 from corpus.pii import places
+from corpus.pii.written_shapes import (
+    LONE_NUMBERED_BLOCK,
+    NAMED_BUILDING_BEFORE_FLOOR,
+    city_short,
+)
 
 #: A house or lot number after its first digit: up to four more digits and a branch after a
 #: dash ("622", "47-89"), the dash also the jamo look-alike ㅡ ("2018ㅡ6"), and a letter O
@@ -45,7 +50,7 @@ _POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\
 BUILDING_WORDS = (
     r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
     r"|주공|연립|상가|기숙사|타워|센터|프라자|플라자|스퀘어|파크|하우스|원룸|주택"
-    r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스|빌리지|하임|빌(?![가-힣])"
+    r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스|빌리지|하임|마을|빌(?![가-힣])"
 )
 #: The letter of a block ("A동", "나동", "에이동", "비동"): a Latin letter, a letter spelled in
 #: Hangul (에이 비 씨 디), or one of the syllables 가나다라마바사 that villas letter blocks with.
@@ -83,7 +88,8 @@ _UNIT = (
 _NAMED_COMPLEX = (
     r"(?:" + _COMMA + r"\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}"
     r"(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9})?"
-    r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r"))?"
+    r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r")"
+    r"|" + NAMED_BUILDING_BEFORE_FLOOR + r")?"
 )
 #: A floor: "3층", "지하2층", "B1층", spaced "1 층", or Latin "2F", "B1F"; a shop's Latin-lettered
 #: number may follow it ("지하2층 B-12", "1층 A12": only after a floor, where it is a room;
@@ -103,6 +109,8 @@ _UNITS_AND_LOT = (
     + _FLOOR
     + r"|\s?"
     + _LONE_BLOCK
+    + r"|\s?"
+    + LONE_NUMBERED_BLOCK
     + r")*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
@@ -132,6 +140,9 @@ _CONTEXT_AFTER = re.compile(
     r"|부근|주변|건너편|맞은편|사거리|골목|일원|소재|거주)"
 )
 _TOKEN = re.compile(r"[^\s]+")
+#: A neighbourhood's name ("반송동", "효자동2가"), which a city may stand right before
+#: without a district ("화성 반송동 1021").
+_LOT_NAME = re.compile(r"[가-힣]{1,6}(?:동|리|\d가)")
 _LEAD_PUNCT = re.compile(r"^[^가-힣0-9]+")
 
 
@@ -156,7 +167,8 @@ def tokens_before(text: str, lo: int, s: int) -> list[list]:
     words = [[m.start(), m.end(), m.group()] for m in _TOKEN.finditer(text, lo, s)]
     right = s
     for w in reversed(words):
-        if text[w[1] : right].strip(" ") != "" or right - w[1] > 2:
+        gap = text[w[1] : right]
+        if (gap.strip(" ") != "" or right - w[1] > 2) and not _line_joins(gap, w[2], right == s):
             break
         cut = max(w[2].rfind("(", 0, len(w[2]) - 1), w[2].rfind(":", 0, len(w[2]) - 1)) + 1
         if cut:  # "사유지(운동동", "주소:대구": the word inside the bracket or after the colon
@@ -174,6 +186,21 @@ def tokens_before(text: str, lo: int, s: int) -> list[list]:
         right = w[0]
     out.reverse()
     return out
+
+
+def _line_joins(gap: str, word: str, at_number: bool) -> bool:
+    """True when a line break between two words of an address does not end it.
+
+    A form or a label wraps an address: "전북 전주시 완산구 효자동2가\n1189-6" (the number
+    on the next line after its road or lot name), "경기 안양시 동안구\n평촌대로 162" (a
+    district, a known unit or a city, then the road on the next line). One break, with
+    spaces around it at most; another word before it ends the address as before.
+    """
+    if gap.strip(" \r") != "\n" or len(gap) > 4:
+        return False
+    if at_number:  # the road or lot name itself; the usual rules then decide
+        return len(word) >= 3 and _ROAD_TOKEN.fullmatch(word) is not None
+    return word in places.KNOWN_UNITS or (len(word) >= 3 and word[-1] in "시군구")
 
 
 def _road_of(tokens: list[list]) -> str:
@@ -194,8 +221,11 @@ def _units_before(tokens: list[list]) -> tuple[list[str], int]:
     units: list[str] = []
     start = tokens[-1][0]
     for t0, _, tok in reversed(tokens[:-1]):
-        if tok in places.KNOWN_UNITS or (
-            _UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS
+        if (
+            tok in places.KNOWN_UNITS
+            or (_UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS)
+            or (units and city_short(tok))  # "천안 서북구", a city before its district
+            or (not units and city_short(tok) and _LOT_NAME.fullmatch(tokens[-1][2]))
         ):
             units.append(tok)
             start = t0
@@ -273,7 +303,7 @@ def accept_address(text: str, m: re.Match, floor: int):
     end = tail.end() if tail else m.end()
     if text.startswith("번지", end):
         end += 2
-    known = [u for u in units if u in places.KNOWN_UNITS]
+    known = [u for u in units if u in places.KNOWN_UNITS or city_short(u)]
     # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
     strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
     if not known and not strong and len(units) < 2:

@@ -27,6 +27,7 @@ _BIRTH_LABEL = re.compile(
     r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
     r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
     r"|생 년 월 일"  # spelled out by voice input
+    r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
 #: "출생한 1963년 4월 8일".
@@ -34,7 +35,7 @@ _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|
 #: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
 #: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나, 태어나 itself, 생일 as what the date is.
 _BIRTH_AFTER = re.compile(
-    r"\s?(?:생(?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
+    r"\s?(?:[생쌩](?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
     r"(?![가-힣])|(?![가-힣])|이(?:십|시|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이시고
     r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생"
     # "… 29일 태어나셨고"; not "태어나서 처음" (the date of an event)
@@ -44,7 +45,7 @@ _BIRTH_AFTER = re.compile(
     r"|생일(?=(?:인|이신)\s(?!날|당일|그날|오늘)))"
 )
 #: The first character `_BIRTH_AFTER` can match after its optional space.
-_BIRTH_AFTER_FIRST = frozenset("생출에태")
+_BIRTH_AFTER_FIRST = frozenset("생쌩출에태")  # 쌩: 생 as said for emphasis ("…28일쌩이에요")
 #: The date said to be someone's birthday: "“81년 6월 12일”이 제 생일이고", "…일은 제 생일입니다";
 #: a quote may close first. Not "생일 파티/축하/선물/쿠폰" (the day of a celebration), nor
 #: "생일이라 휴가를 냈다" (a birthday as the reason for that day: a celebrated one).
@@ -90,8 +91,13 @@ _NOT_DIGIT = re.compile(r"\D")
 _DATE_WORDS = re.compile(r"[년월일]")
 
 
+#: The date words in Chinese characters ("67年 4月 8日"), read as their Korean ones.
+_CJK_DATE = str.maketrans("年月日", "년월일")
+
+
 def date_fields(value: str) -> tuple[str, str, str] | None:
     """(year, month, day) as digit strings, or None; day is "" for a month-only date."""
+    value = value.translate(_CJK_DATE)
     parts = _DIGIT_RUN.findall(value)
     if "년" in value and (len(parts) != 3 or "O" in value or "o" in value):
         # "64년 1 1월 3일", "7O년 4월 1일", "53년 2 월" (no day: "")
@@ -144,18 +150,56 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
         if _BIRTH_LABEL.search(text, lo, s) is not None:
             return True
     if tight:
-        return False
+        return _born_later_short(text, s, e)
     # a birth verb later in the same sentence, with no other date in between; not for the
     # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
+    return _born_later(text, s, e) is not None
+
+
+#: An era word before a two-digit year: "기원전 63년 9월 23일" is AD or BC 63, not 1963.
+_ERA_BEFORE = re.compile(r"(?:기원전|기원후|서기|[Bb]\.?[Cc]\.?|[Aa]\.?[Dd]\.?|紀元前)\s?$")
+
+
+#: A birth told by the person or of a relative: a spoken or honorific form of the verb
+#: ("태어났습니다", "태어났어요", "태어나셨다"), not an encyclopedia's "태어났다".
+_BORN_SPOKEN = re.compile(
+    r"태어났(?:습니다|어요|어|고요|는데|음|대요|답니다|죠)|태어나셨|태어남|출생했(?:습니다|어요)"
+)
+#: The person or a relative as the subject before the date ("저는", "제가", "우리 딸은").
+_PERSON_SUBJECT = re.compile(
+    r"(?<![가-힣])(?:저|제|나|내|저희|우리)\s?(?:는|가|이)?\s?(?:[가-힣]{1,3}(?:은|는|이|가))?\s?$"
+)
+
+
+def _born_later_short(text: str, s: int, e: int) -> bool:
+    """`_born_later` for a two-digit year: told by the person or of a relative.
+
+    "저는 89년 6월 23일 전남 목포에서 … 태어났습니다" is a birth in 1989; an encyclopedia's
+    "오토는 32년 4월 28일 로마에서 태어났다" is AD 32, and "기원전 63년 …" never the 1900s.
+    The verb must be finite (not "태어나서 처음으로", the date of a first time) and spoken
+    or honorific, or the speaker (저, 제가, 우리 …) the subject before the date.
+    """
+    if _ERA_BEFORE.search(text, max(0, s - 6), s) is not None:
+        return False
+    later = _born_later(text, s, e)
+    if later is None or (later.group().startswith("태어나") and not later.group().endswith("셨")):
+        return False  # "태어나서": a connective, "the first time since birth"
+    if _BORN_SPOKEN.match(text, later.start()) is not None:
+        return True
+    return _PERSON_SUBJECT.search(text, max(0, s - 12), s) is not None
+
+
+def _born_later(text: str, s: int, e: int) -> re.Match | None:
+    """The birth verb later in the same sentence, with no other date in between, or None."""
     hi = min(len(text), e + 200)
     if text.find("태어", e, hi) < 0 and text.find("출생", e, hi) < 0:
-        return False  # the common case, before the sentence is looked at
+        return None  # the common case, before the sentence is looked at
     if _RANGE_BEFORE.search(text, max(0, s - 3), s):
-        return False
+        return None
     end = _SENTENCE_END.search(text, e, hi)
     hi = end.start() if end else hi
     later = _BORN_LATER.search(text, e, hi)
-    return later is not None and not _DATE_WORD.search(text, e, later.start())
+    return None if later is None or _DATE_WORD.search(text, e, later.start()) else later
 
 
 def _open_paren(text: str, s: int, reach: int = 60) -> int:
@@ -219,7 +263,7 @@ def is_cutoff(text: str, s: int, e: int) -> bool:
 
 def short_year(value: str) -> bool:
     """True for a ``NN년`` date with a two-digit year ("63년 9월", "6 9 년", "7O년")."""
-    k = value.find("년", 0, 5)
+    k = value.translate(_CJK_DATE).find("년", 0, 5)
     return k > 0 and len(value[:k].replace(" ", "")) == 2  # "63 년", "6 9 년", "7O년"
 
 
@@ -337,3 +381,34 @@ def one_person_month(text: str, value: str, e: int) -> bool:
         return True  # a day ends the date
     k = e + 2 if text[e : e + 1] == "출" else e + 1
     return text[k : k + 1] in _MONTH_BIRTH_NEXT
+
+
+#: A record that holds a date of birth: a family register, a resident registration, an
+#: ID card, an identity check ("호적엔", "주민등록상으로는", "본인인증 정보가", "서류상").
+_REGISTRY_WORD = re.compile(
+    r"호적|주민등록|주민번호|등본|신분증|민증|주민증|서류상|여권상|본인\s?인증|가족관계|출생신고"
+)
+#: After the date: the record says so ("…일로 되어 있", "…로 올라가 있", "…로 나와", "…로 신고").
+_REGISTERED_AS = re.compile(
+    r"\s?(?:으로|로)\s?(?:되어|돼|됐|되있|올라|신고|등록|나와|나온|적혀|기재|찍혀)"
+)
+
+
+def registered_birth(text: str, s: int, e: int) -> bool:
+    """A date that a register holds as someone's birth, with no birth word touching it.
+
+    "호적엔 51년 3월 5일로 올라가 있는디", "주민등록상으로는 61년 11월 2일로 되어있어요",
+    "본인인증 정보가 97/3/22 로 되어 있어": a registration word earlier in the same sentence
+    (at most 20 characters before) and the record verb right after the date. Not "등본
+    발급일은 …로 되어": a date's own label between them (`_OTHER_DATE_LABEL`).
+    """
+    if text[e : e + 1] not in "로으 " or _REGISTERED_AS.match(text, e) is None:
+        return False  # nearly every date
+    lo = max(0, s - 20)
+    for b in _SENTENCE_END.finditer(text, lo, s):
+        lo = b.end()
+    word = _REGISTRY_WORD.search(text, lo, s)
+    if word is None:
+        return False
+    between = text[word.end() : s]
+    return _OTHER_DATE_LABEL.search(between) is None and _DATE_WORD.search(between) is None

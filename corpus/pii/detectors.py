@@ -29,6 +29,7 @@ from corpus.pii.birthdates import (
     is_cutoff,
     lifespan,
     one_person_month,
+    registered_birth,
     short_year,
     year_apostrophe,
 )
@@ -45,6 +46,23 @@ from corpus.pii.validators import (
     luhn_ok,
     rrn_birth_ok,
     rrn_checksum_ok,
+)
+from corpus.pii.written_shapes import (
+    BRACKET_DOT,
+    CARRIER_DIALLED,
+    HASH_AT,
+    LINK_HOSTS,
+    MIXED_WORD_MOBILE,
+    MOBILE_HIDING_SEP,
+    PERSONAL_SITE_TAIL,
+    SPACE_AFTER_DOT,
+    SPACED_WEBMAIL,
+    SUBDOMAIN_HOSTS,
+    id_at_domain,
+    personal_site_host,
+    trailing_pairs,
+    webmail_dot,
+    word_at_prose,
 )
 
 Accept = Callable[[str, re.Match, int], "tuple[int, int] | None"]
@@ -132,11 +150,14 @@ def _span(m: re.Match) -> tuple[int, int]:
 EMAIL_AT = (
     r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?[)\]}>]\s?"
     r"| (?:at|AT|[앳엣]|에이티) "
-    r"|\s?골뱅이\s?)"
+    r"|\s?골뱅이\s?|" + HASH_AT + ")"
 )
 #: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" or its colloquial
 #: "쩜" (bracketed or spaced); a dot with a space on both sides ("naver . com").
-EMAIL_DOT = r"(?:\.|\s?[(\[{<]\s?(?:dot|DOT|닷|[점쩜])\s?[)\]}>]\s?| (?:dot|DOT|닷|[점쩜]) | \. )"
+EMAIL_DOT = (
+    r"(?:" + SPACE_AFTER_DOT + r"|\.|\s?[(\[{<]\s?(?:dot|DOT|닷|[점쩜])\s?[)\]}>]\s?"
+    r"| (?:dot|DOT|닷|[점쩜]) | \. |" + BRACKET_DOT + ")"
+)
 #: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
 #: domain or near a mail word.
 _WORD_AT = frozenset((" at ", " AT ", " 앳 ", " 엣 ", " 에이티 "))
@@ -180,7 +201,7 @@ def mail_domain(written: str) -> str:
         return _KOREAN_DOMAIN_PARTS.sub(
             lambda m: KOREAN_MAIL_HOSTS[m[1]] if m[1] else "." + _KOREAN_TLD[m[2]], written
         ).lower()
-    return _WRITTEN_DOT.sub(".", written).lower()
+    return webmail_dot(_WRITTEN_DOT.sub(".", written)).lower()
 
 
 def _accept_email(text: str, m: re.Match, floor: int):
@@ -189,7 +210,14 @@ def _accept_email(text: str, m: re.Match, floor: int):
         return None
     s, e = _span(m)
     if at in _WORD_AT:  # also an English (or Korean) word: a webmail domain, or a mail word
-        if mail_domain(domain) not in MAIL_DOMAINS and not near(text, s, e, _MAIL_CONTEXT):
+        if word_at_prose(local, text, s):
+            return None  # "Big Data at naver.com scale": a title
+        host = mail_domain(domain)
+        if (
+            host not in MAIL_DOMAINS
+            and not near(text, s, e, _MAIL_CONTEXT)
+            and not id_at_domain(local, host)
+        ):
             return None
     return s, e
 
@@ -199,15 +227,15 @@ register(Detector(
     r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
     + r"|[0-9][A-Za-z0-9._%+\-]{0,63}@)"  # written out only after a letter-led local part
     + r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
-    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + ")",
+    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + "|" + SPACED_WEBMAIL + ")",
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
-    gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티"),
+    gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티", "#"),
 ))  # fmt: skip
 
 # 2. URL ------------------------------------------------------------------------------------
 
-_URL_TRAIL = ".,;:!?'\")]}>"
+_URL_TRAIL = ".,;:!?'\")]}>」』】》〉"
 
 
 def _accept_url(text: str, m: re.Match, floor: int):
@@ -221,6 +249,7 @@ def _accept_url(text: str, m: re.Match, floor: int):
         bare = (
             _BARE_HOST.match(text, start)
             or _PERSONAL_HOST.match(text, start)
+            or _PERSONAL_SITE.match(text, start)
             or _spaced_handle(text, start)
         )
         if bare is None or bare.end() <= s:
@@ -274,7 +303,9 @@ BARE_HOST_DOT = (
     + KR_SLD
     + r"(?![A-Za-z0-9\-])|(?:[A-Za-z0-9\-]+\.)*"
     + GENERIC_TLD
-    + r"/ ?[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-]))"
+    + r"/[ \n]?[A-Za-z0-9_~%@\-]|tistory\.com(?![A-Za-z0-9\-])|"
+    + PERSONAL_SITE_TAIL
+    + ")"
 )
 #: Platforms whose host names nobody: the person is in the path (``blog.naver.com/ID``).
 PLATFORM_HOSTS = frozenset(
@@ -282,13 +313,17 @@ PLATFORM_HOSTS = frozenset(
     "naver.me cafe.daum.net m.cafe.daum.net blog.daum.net youtu.be youtube.com "
     "m.youtube.com instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com "
     "band.us github.com".split()
-)
+) | frozenset(LINK_HOSTS)
 #: A platform's host, a space after its slash (voice input: "blog.naver.com/ yeri_travel"),
 #: then the handle: one Latin word, not followed by another (English: "….com/ and more").
 _SPACED_HANDLE = re.compile(
-    r"((?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + GENERIC_TLD + r")/ "
+    r"((?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+" + GENERIC_TLD + r")/[ \n]"
     r"[A-Za-z0-9][A-Za-z0-9_.\-]{1,29}(?![A-Za-z0-9_.\-]|\s?[A-Za-z])"
 )
+
+
+#: A person's own site: "someone.notion.site", "linktr.ee/ID" (`corpus.pii.written_shapes`).
+_PERSONAL_SITE = personal_site_host(_HOST_PATH)
 
 
 def _spaced_handle(text: str, start: int) -> re.Match | None:
@@ -298,7 +333,7 @@ def _spaced_handle(text: str, start: int) -> re.Match | None:
 
 
 #: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
-BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/)"
+BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/|" + PERSONAL_SITE_TAIL + ")"
 #: The host of a public institution's site with no path: "www.gov.kr", "law.go.kr",
 #: "https://www1.president.go.kr/". A public page address names no one; it is detected
 #: (so no other detector reads its digits) but kept and counted apart. With a path
@@ -319,7 +354,7 @@ _SITE_HOST = re.compile(
 #: Blog hosts that give each person a subdomain: "someone.tistory.com" names its writer.
 BLOG_HOSTS = (
     "tistory.com", "blogspot.com", "github.io", "wordpress.com", "egloos.com", "blog.me",
-    "tumblr.com", "velog.io", "notion.site", "substack.com",
+    "tumblr.com", "velog.io", "notion.site", "substack.com", *SUBDOMAIN_HOSTS,
 )  # fmt: skip
 #: A site's own name ending in digits after letters is a handle, as in an e-mail's local
 #: part ("www.hong12.co.kr"); "www1." and "m." before it are servers, not names.
@@ -359,7 +394,8 @@ register(Detector(
     r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)" + _URL_BODY + "+|" + BARE_HOST_DOT,
     "A-Za-z.", _accept_url,
     "web address (with scheme or www.; a bare host under .go.kr …; blog.naver.com/ID …)",
-    gate=("://", "www.", ".kr", ".tistory", "/"), after_digit=True,  # the dot in "abc2.go.kr"
+    gate=("://", "www.", ".kr", ".tistory", "/", *SUBDOMAIN_HOSTS),
+    after_digit=True,  # the dot in "abc2.go.kr"
 ))  # fmt: skip
 
 # 3. IP address -----------------------------------------------------------------------------
@@ -458,7 +494,7 @@ _O_GROUPS = (
 #: Separators of a mobile number other than dashes, dots and spaces, the same twice:
 #: "010~6634~1720", "010/2839/4410", "010ㆍ3829ㆍ7761" (the Hangul middle dot, "·", "•").
 #: Only after a mobile prefix: "3~5", "2010/12/31" and "가ㆍ나" have none.
-_MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022"
+_MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022" + MOBILE_HIDING_SEP
 
 #: Korea's country code in international form: "+82", "0082" (the "00" international
 #: prefix dialled abroad, also written apart: "00 82", "00-82"), "(+82) " in brackets.
@@ -490,6 +526,10 @@ register(Detector(
     + r"|" + _O_FOR_ZERO + r"1[Oo016789](?:" + _GROUP_SEP + r")?[1-9]" + _OD + "{2,3}"
     + _GROUP_SEP + "?" + _OD + "{4}" + _NA
     + r"|" + _nb("0") + r"1[016789]" + _O_GROUPS
+    # the letter O for the 0 of the prefix itself: "01O-7731-25O9"
+    + r"|" + _nb("0") + r"1[Oo]" + _GROUP_SEP + "[1-9]" + _OD + "{2,3}" + _GROUP_SEP + _OD
+    + "{4}(?![0-9A-Za-z])"
+    + r"|" + _nb("0") + MIXED_WORD_MOBILE  # "010-칠칠일구-3305"
     + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
     + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)\d{4}" + _NA,
     "0+(8공영Oo", lambda t, m, f: _span(m),
@@ -603,7 +643,8 @@ def _accept_any_phone(text: str, m: re.Match, floor: int):
     if not foreign_number(value):
         return _accept_phone(text, m, floor)
     s, e = _span(m)
-    abroad = DIALLED_COUNTRY.match(value) is not None and near(text, s, e, _ABROAD_CONTEXT)
+    dialled = DIALLED_COUNTRY.match(value) or CARRIER_DIALLED.match(value)
+    abroad = dialled is not None and near(text, s, e, _ABROAD_CONTEXT)
     if value.startswith("00") and not (abroad or near(text, s, e, _PHONE_CONTEXT)):
         return None  # "0012 3456 7890" is as often a serial as a number dialled abroad
     if value[0] == "1":
@@ -612,6 +653,7 @@ def _accept_any_phone(text: str, m: re.Match, floor: int):
     # a short last group ends a list of scores ("+10 20 30"), except in the pairs of a French
     # number: a one-digit group after the country code, then four pairs ("+33 6 12 34 56 78")
     pairs = len(groups) == 6 and len(groups[1]) == 1 and all(len(g) == 2 for g in groups[2:])
+    pairs = pairs or trailing_pairs(groups)
     if not 8 <= sum(map(len, groups)) <= 15 or (len(groups[-1]) < 3 and not pairs):
         return None
     return _span(m)
@@ -910,9 +952,10 @@ register(Detector(
 
 # 15. postal address ------------------------------------------------------------------------
 
-#: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number.
+#: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number; nor
+#: is the number of a tomb, a reactor or a line ("송산리 1호분", "5호기", "2호선").
 _COUNTERS = (
-    r"명|개|년|월|일|회|번(?!지)|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
+    r"명|개|년|월|일|회|번(?!지)|호[분기선]|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
     r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|미터|킬로|센티|톤|리터|kg|km|cm|mm|m\b"
 )
 #: ... attached ("2명") or written apart as a word of its own ("9 대 9", "1500 km").
@@ -921,6 +964,7 @@ _COUNTER_AFTER = r"(?!(?:" + _COUNTERS + r")|\s(?:" + _COUNTERS + r")(?![가-힣
 register(Detector(
     "address", 16,
     r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d)"
+    r"|(?<=[로길동리가]\n\d)"  # the number on the next line: "효자동2가\n1189-6"
     r"|(?<=[로길동리가] 산 \d))"
     + LOT_REST + r"(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
@@ -935,13 +979,14 @@ def _accept_birth(text: str, m: re.Match, floor: int):
     # the context test first: most dates in running text are not next to a birth word
     s, e = m.span()
     # "63년 9월 23일": AD 63 in a history text, unless "…일생" or 생년월일 says so (tight)
-    short = text[s + 2 : s + 4].lstrip().startswith("년") or (
+    short = text[s + 2 : s + 4].lstrip().startswith(("년", "年")) or (
         text[s + 1] in " Oo" and short_year(m.group())  # "6 9 년", "7O년"
     )
     before = text[s - 1 : s] if text[s - 1 : s] != " " else text[s - 2 : s - 1]
     if not (
         birth_context(text, s, e, tight=short)
         or (not short and lifespan(text, s, e))
+        or registered_birth(text, s, e)  # "호적엔 51년 3월 5일로 올라가 있는디"
         # a record's field ("… / 66년 11월 28일 /") or a correction ("실제로는 64년 …")
         or (
             before in RECORD_OR_CORRECTION
@@ -961,14 +1006,14 @@ def _accept_birth(text: str, m: re.Match, floor: int):
 _CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)(?: ?\d)?+"
 #: The year of a `NN년` date as voice input, OCR and old forms write it: "80년도", the
 #: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit).
-_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?년도?"
+_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?(?:년도?|年)"
 #: A date of birth given to the month only, with 생 or 출생 touching it ("53년 2 월생"; the
 #: hand-labelled sets leave "87년 1월 생이고 정확히는 …" to the full date that follows).
-_DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?일|(?=출?생))"
+_DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?[일日]|(?=출?생))"
 
 register(Detector(
     "birth_date", 14,
-    r"(?<![0-9])(?:" + _YEAR + r"\s?" + _CALENDAR_MONTH + r"\s?월" + _DAY_OR_BIRTH +
+    r"(?<![0-9])(?:" + _YEAR + r"\s?" + _CALENDAR_MONTH + r"\s?[월月]" + _DAY_OR_BIRTH +
     r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
     r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{2}\.\s?\d{1,2}\.\s?\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",

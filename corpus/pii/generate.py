@@ -59,6 +59,7 @@ from corpus.pii.validators import (
     rrn_check_digit,
 )
 from corpus.pii.width import widen_like
+from corpus.pii.written_shapes import CARRIER_HEAD, SUBDOMAIN_HOSTS, mixed_korean_digits
 
 _HEX_LOWER = "0123456789abcdef"
 _HEX_UPPER = "0123456789ABCDEF"
@@ -136,13 +137,19 @@ def gen_email(value: str, rng: random.Random) -> str:
     return f"{local}{at}{domain}"
 
 
+#: Services whose users' sites are subdomains: only the subdomain is the person's.
+_SUBDOMAIN_SERVICES = ("tistory.com", *SUBDOMAIN_HOSTS)
+
+
 def gen_url(value: str, rng: random.Random) -> str:
     m = re.match(r"((?:https?|ftp)://)?(www\.)?([^/?#]*)(.*)", value, re.S)
     scheme, www, host, rest = (g or "" for g in m.groups())
     if host.lower() in PLATFORM_HOSTS and rest.strip("/"):
         return scheme + www + host + _scramble(rest, rng)
-    if host.lower().endswith(".tistory.com"):  # the blog's name is the subdomain
-        return scheme + www + _scramble(host[:-12], rng) + host[-12:] + _scramble(rest, rng)
+    service = next((h for h in _SUBDOMAIN_SERVICES if host.lower().endswith("." + h)), None)
+    if service:  # the blog's or site's name is the subdomain: "ID.tistory.com", "ID.notion.site"
+        cut = len(host) - len(service) - 1
+        return scheme + www + _scramble(host[:cut], rng) + host[cut:] + _scramble(rest, rng)
     labels = host.split(".")
     keep = 1 + (1 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne") else 0)
     tail = "." + ".".join(labels[-keep:]) if len(labels) > keep else ""
@@ -224,8 +231,8 @@ def _written_like(new: str, original: str) -> str:
 
 def _not_in_digits(value: str) -> bool:
     """True when a phone number writes a digit as a word or as O ("공일공 …", "O1O-…",
-    "010 8823 4O19")."""
-    return value[0] in "공영" or "O" in value or "o" in value
+    "010 8823 4O19", "010-칠칠일구-3305")."""
+    return "O" in value or "o" in value or mixed_korean_digits(value)
 
 
 def gen_mobile(value: str, rng: random.Random) -> str:
@@ -248,8 +255,11 @@ _PHONE_HEAD = re.compile(
 )
 
 
-#: The kept head of a foreign number: "+44", "(+1)", "0044", "001", the "1" of "1-310-…".
-_FOREIGN_HEAD = re.compile(r"\(?\+\d{1,3}\)?(?=\D)|\+\d|00\d*?[ .\-]?\d{1,3}(?=\D)|1(?=\D)")
+#: The kept head of a foreign number: "+44", "(+1)", "0044", "001-1" (a carrier's prefix and
+#: the country code), the "1" of "1-310-…".
+_FOREIGN_HEAD = re.compile(
+    CARRIER_HEAD + r"|\(?\+\d{1,3}\)?(?=\D)|\+\d|00\d*?[ .\-]?\d{1,3}(?=\D)|1(?=\D)"
+)
 
 
 def _gen_foreign(value: str, rng: random.Random) -> str:
@@ -380,7 +390,7 @@ _REGION_NAMES = tuple(DL_REGIONS)
 
 
 def gen_birth_date(value: str, rng: random.Random) -> str:
-    if "년" in value:  # "6 9 년 0 8 월 1 7 일", "7O년 4월 1일", "53년 2 월" (no day)
+    if "년" in value or "年" in value:  # "6 9 년 0 8 월 1 7 일", "7O년 4월 1일", "67年 4月 8日"
         return _gen_year_month_day(value, rng)
     parts = re.findall(r"\d+", value)
     if len(parts) == 1:  # 19900305 or 900305

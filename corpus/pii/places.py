@@ -326,7 +326,7 @@ KNOWN_UNITS: frozenset[str] = frozenset(
 
 #: Words that end like an administrative unit (시/도/군/구/면) but are ordinary words.
 NOT_UNITS: frozenset[str] = frozenset(
-    "당시 동시 임시 수시 역시 즉시 항시 다시 평시 전시 정도 제도 태도 각도 속도 온도 "
+    "당시 동시 임시 수시 역시 즉시 항시 다시 평시 전시 혹시 정도 제도 태도 각도 속도 온도 "
     "의도 지도 시도 용도 정도 연구 친구 입구 출구 도구 요구 가구 해군 공군 육군 아군 "
     "적군 대군 반면 측면 방면 전면 표면 화면 이면 국면 장면 단면 지면 가면".split()
 )

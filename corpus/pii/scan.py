@@ -40,6 +40,7 @@ from corpus.pii.detectors import (
 )
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_STARTS, fold, needs_fold
+from corpus.pii.written_shapes import HASH_AT, MIXED_WORD_GATE, MOBILE_HIDING_SEP
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
 _WIDE = "_wide"
@@ -126,7 +127,9 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #:   or a year with a calendar word before its month (``51년 음력 9월``, ``1951년 (양력) 3월``),
 #:   or with ``도`` (``80년도 5월``); the run may hold the letter O for 0 (``7O년 4월``);
 #:   or it is a house number right after ``로/길/동/리/가`` (address), or after ``산``
-#:   there, touching or spaced (a mountain lot, ``후리 산53``, ``우두리 산 128``).
+#:   there, touching or spaced (a mountain lot, ``후리 산53``, ``우두리 산 128``), or on
+#:   the next line (``효자동2가\n1189-6``);
+#:   or a mobile prefix before a group read out in Korean (``010-칠칠일구-…``).
 #: A ``(`` starts a candidate only before ``0`` or ``+`` (``(02)``, ``(010)``, ``(+82)``).
 #: A new digit-led detector must keep this true (tests/test_pii_fastpath.py checks it).
 #:
@@ -140,13 +143,17 @@ def _plain(names: tuple[str, ...]) -> re.Pattern:
 #: nearly all, is not tried eight ways).
 _DIGIT_GATE = (
     # the calendar word as a branch after the common prefix: one test for most candidates
-    r"[\dOo]{0,3}+\s?+[./()년동"
+    r"[\dOo]{0,3}+\s?+[./()년年동"
     + DASHES
     + DASH_LOOKALIKES
     + PLATE_LETTERS
-    + r"~\u318d\u00b7\u2022]?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
-    r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
-    r"|(?<=[로길동리가] 산 [0-9])"
+    + r"~\u318d\u00b7\u2022"
+    + MOBILE_HIDING_SEP
+    + r"]?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
+    + "|"
+    + MIXED_WORD_GATE  # "010-칠칠일구-3305"
+    + r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
+    r"|(?<=[로길동리가] 산 [0-9])|(?<=[로길동리가]\n[0-9])"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
@@ -190,7 +197,7 @@ _REJECT_HINTED = _REJECT + r"|[가-힣][공영]"
 #: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
 _WRITTEN_EMAIL_GATE = (
     r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?"
-    r"(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]|에이티))"
+    r"(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]|에이티)|" + HASH_AT + ")"
 )
 #: A written-out "@" other than "@" itself, as `corpus.pii.detectors.EMAIL_AT` reads it:
 #: "at" between brackets ("(at)", "[ at ]") or between spaces (" at "). Each pattern starts
@@ -200,6 +207,7 @@ _WRITTEN_AT_PATTERNS = tuple(
 )
 _WRITTEN_AT = tuple(re.compile(p) for p in _WRITTEN_AT_PATTERNS)
 _WORD_PHONE = re.compile(WORD_PHONE_HINT)
+_HASH_AT = re.compile(HASH_AT)
 
 
 #: "앳" (or its misspelling "엣") as "@": spaced or bracketed ("id 앳 naver.com",
@@ -226,6 +234,8 @@ def written_forms(text: str) -> bool:
     """
     if "@" in text:
         return True
+    if "#" in text and _HASH_AT.search(text) is not None:
+        return True
     if ("공" in text or "영" in text) and _WORD_PHONE.search(text) is not None:
         return True
     # one-character searches first: a two-character one costs ~4% of the scan (kowiki)
@@ -244,7 +254,7 @@ def written_forms(text: str) -> bool:
 #: one of these if and only if `written_forms` or `BARE_HOST_HINT` says so; the first
 #: pass (`Scanner._find_unhinted`) looks for them as candidates.
 _SYMBOL_HINTS = "|".join(
-    ("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern, _WRITTEN_AETI.pattern)
+    ("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern, _WRITTEN_AETI.pattern, HASH_AT)
 )
 _LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
 _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
@@ -347,10 +357,10 @@ def _combined(
     if not written:  # "공", "영" start only a phone number read out ("공일공 …", "영이 …")
         first -= {"공", "영"}
     if hints:
-        first |= _expand("@공영골앳엣티A-Za-z")
+        first |= _expand("@#공영골앳엣티A-Za-z")
     # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳",
     # "티" do not
-    held = _expand("0-9A-Za-z(." + ("@공영골앳엣티" if hints else ""))
+    held = _expand("0-9A-Za-z(." + ("@#공영골앳엣티" if hints else ""))
     gates += [f"[{_class(first - held)}]", r"\((?=[0+])"]
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)

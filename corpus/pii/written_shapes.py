@@ -1,0 +1,212 @@
+"""Issue #24, fourth blind set: more shapes of personal information as people write it.
+
+The detectors (`corpus.pii.detectors`) read the common written forms; the fourth blind
+set (tests/fixtures/pii/blind4.jsonl) showed more shapes of the same values. This
+module holds the patterns and checks for them, so the detectors stay small; each is
+gated behind a cheap test (a literal, or a match the detector already made):
+
+* a mobile number whose groups are joined by ``*`` or ``_`` ("010*6683*2471"), with
+  the letter O for 0 right in its prefix ("01O-7731-25O9"), or with a group read out
+  in Korean between digit groups ("010-칠칠일구-3305");
+* a foreign number dialled through a Korean carrier's prefix (001, 002, 005, 006,
+  00700) then a country code ("001-1-408-…"), and one whose last groups are pairs after
+  a group of three ("+7 916 482-33-19", "+46 70 123 45 67");
+* an e-mail whose "@" is " at " after an id-like local part ("cheolsoo.b at
+  korea.ac.kr", not the English "Big Data at naver.com"), a webmail host with a space
+  for its dot ("naver com"), a dot with a space after it ("naver. com"), and a ``#``
+  standing for "@" before a webmail host ("sol.kim#naver.com");
+* a person's site with no path on a builder that gives each user a subdomain
+  ("someone.notion.site", "…oopy.io", "…carrd.co"), a link-in-bio page ("linktr.ee/ID");
+* an address's building named with no building word before its floor or unit ("… 727-5
+  리버힐 2F", "… 더샵 1802호"), an apartment block alone ("… 별빛마을 907동"), and a city
+  written without its 시 ("천안 서북구 …", "화성 반송동 …").
+
+Elsewhere, where the logic already lives: a line break inside an address
+(`corpus.pii.address_rules`), a two-digit-year birth said by a register ("호적엔 51년 3월
+5일로 올라가 있는디") or a birth verb later in the sentence, 쌩 for 생, and 年/月/日 for
+년/월/일 (`corpus.pii.birthdates`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from corpus.pii import places
+from corpus.pii.validators import DASH_LOOKALIKES, DASHES
+
+# --- mobile numbers ------------------------------------------------------------------
+
+#: Separators of a mobile number that hide it from harvesters, the same twice: "*", "_"
+#: ("010*6683*2471", "010_9014_3358"); with `corpus.pii.detectors`' "~", "/", "ㆍ", "·".
+MOBILE_HIDING_SEP = "*_"
+#: A digit of a number partly read out in Korean, or an ASCII digit.
+_KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
+_MIXED_DIGIT = f"[0-9{_KOREAN_DIGITS}]"
+_DASH_OR_SPACE = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
+#: A mobile prefix in digits, then groups of which one at least is read out in Korean:
+#: "010-칠칠일구-3305", "010 8823 사일구공" (the all-digit form is the detector's own).
+#: It starts with its literal "1" (the detector puts `_nb("0")` before it).
+MIXED_WORD_MOBILE = (
+    r"1[016789]" + _DASH_OR_SPACE + r"(?=[0-9]{0,4}" + _DASH_OR_SPACE + r"?[0-9]{0,4}"
+    r"[" + _KOREAN_DIGITS + r"])" + _MIXED_DIGIT + "{3,4}" + _DASH_OR_SPACE
+    + _MIXED_DIGIT + "{4}(?!" + _MIXED_DIGIT + ")"
+)  # fmt: skip
+#: The scan's digit gate for `MIXED_WORD_MOBILE`, from the character after its "0".
+MIXED_WORD_GATE = r"1[016789]\s?+[" + DASHES + DASH_LOOKALIKES + r"]?+\s?+[" + _KOREAN_DIGITS + "]"
+
+
+def mixed_korean_digits(value: str) -> bool:
+    """True when a phone number has a digit written as a Korean word ("010-칠칠일구-…")."""
+    return any(c in _KOREAN_DIGITS for c in value)
+
+
+# --- foreign numbers -----------------------------------------------------------------
+
+#: Country codes after a carrier's prefix: the one-digit ones (North America 1, Russia
+#: and Kazakhstan 7), the two-digit codes of ITU-T E.164 and the three-digit ones of
+#: Korea's neighbours (as `corpus.pii.detectors.DIALLED_COUNTRY`).
+_COUNTRY = r"(?:1|7|2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[146]|9[0-58]|85[2356]|886)"
+#: A Korean carrier's international prefix written apart, then a country code written
+#: apart: "001-1-408-…", "002 86 10 …", "00700-81-3-…". Like a "00" prefix, a number
+#: only with a country or "abroad" named near it, or a phone word.
+CARRIER_DIALLED = re.compile(r"00(?:[1256]|700)[ .\-]" + _COUNTRY + r"[ .\-]")
+#: The kept head of such a number, carrier and country code: "001-1", "00700-81".
+CARRIER_HEAD = r"00(?:[1256]|700)[ .\-]" + _COUNTRY + r"(?=[ .\-])"
+
+
+def trailing_pairs(groups: list[str]) -> bool:
+    """True when a foreign number ends in two pairs after a group of three or more digits.
+
+    Russia and its neighbours ("+7 916 482-33-19", "+375 29 123-45-67"), Sweden ("+46 70
+    123 45 67") and Spain ("+34 612 34 56 78") write the line number so; a list of scores
+    ("+10 20 30 40") has no longer group before its pairs. `groups`: the country code first.
+    """
+    rest = groups[1:]
+    return (
+        len(rest) >= 3
+        and len(rest[-1]) == len(rest[-2]) == 2
+        and len(rest[-3]) >= 3
+        and 9 <= sum(map(len, rest)) <= 12
+    )
+
+
+# --- personal sites ------------------------------------------------------------------
+
+#: Site builders and blogs that give each person a subdomain: "someone.notion.site" names
+#: its owner with no path (`corpus.pii.detectors.BLOG_HOSTS` reads the name off).
+SUBDOMAIN_HOSTS = (
+    "notion.site", "oopy.io", "carrd.co", "github.io", "blogspot.com", "wixsite.com",
+    "creatorlink.net", "postype.com", "vercel.app", "netlify.app", "mystrikingly.com",
+    "imweb.me", "webflow.io",
+)  # fmt: skip
+_SUBDOMAIN_TAIL = "|".join(re.escape(h) for h in SUBDOMAIN_HOSTS)
+#: Link-in-bio pages: the person is the path ("linktr.ee/ID", "bio.link/ID").
+LINK_HOSTS = ("linktr.ee", "bio.link", "lnk.bio", "beacons.ai", "campsite.bio", "instabio.cc")
+#: What follows a bare host's anchoring dot for these hosts (the scan's hint looks for it too).
+PERSONAL_SITE_TAIL = (
+    r"(?:(?:" + _SUBDOMAIN_TAIL + r")(?![A-Za-z0-9\-])"
+    # each literal before its lookbehind: `re` skips an alternative that starts with a
+    # literal at once, but tries one that starts with a lookbehind at every dot
+    r"|ee/(?<=linktr\.ee/)|link/(?<=bio\.link/)|bio/(?<=lnk\.bio/)|ai/(?<=beacons\.ai/)"
+    r"|bio/(?<=campsite\.bio/)|cc/(?<=instabio\.cc/))"
+)
+_LABELS = r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)"
+
+
+def personal_site_host(host_path: str) -> re.Pattern:
+    """The pattern of a person's site read from its first label: a subdomain of one of
+    `SUBDOMAIN_HOSTS` (a path optional), or a `LINK_HOSTS` page with its path.
+    `host_path`: the detectors' path pattern (Hangul only after "/", "-", "_" …)."""
+    link = "|".join(re.escape(h) for h in LINK_HOSTS)
+    return re.compile(
+        _LABELS + r"+(?:" + _SUBDOMAIN_TAIL + r")(?![A-Za-z0-9\-])(?:/" + host_path + r"*)?"
+        r"|(?:" + link + r")/(?=[A-Za-z0-9_~%@\-])" + host_path + "*"
+    )
+
+
+# --- e-mail --------------------------------------------------------------------------
+
+#: Webmail hosts by their first label, as people name them without the dot.
+_WEBMAIL = r"(?:naver|gmail|daum|hanmail|nate|kakao|hotmail|outlook|yahoo|icloud)"
+#: "#" typed for "@" before a webmail host ("sol.kim#naver.com (#을 @로 바꿔서)"): a hashtag
+#: is never followed by a mail host and its dot. Written at its "#" (the scan's hint too).
+HASH_AT = r"#(?=" + _WEBMAIL + r"\.)"
+#: A dot in brackets ("hanmail [.] net"), as `corpus.pii.detectors.EMAIL_DOT` reads
+#: "[dot]", and a dot with a space after it before a common TLD ("naver. com").
+BRACKET_DOT = r"\s?[(\[{<]\s?\.\s?[)\]}>]\s?"
+SPACE_AFTER_DOT = r"\.\s(?=(?:com|net|org|kr|co\.kr)(?![A-Za-z0-9\-]))"
+#: A webmail host with a space for its dot: "tmdgus95 at naver com".
+SPACED_WEBMAIL = _WEBMAIL + r"\s(?:com|net)(?![A-Za-z0-9\-])"
+_SPACED_WEBMAIL = re.compile(r"(" + _WEBMAIL + r")\s(com|net)$")
+#: A local part that is an id: lowercase letters first, then digits, or parts joined by
+#: ".", "_" or "-" ("cheolsoo.b", "tmdgus95", "hj_0303"); not an English word ("Data").
+_ID_LOCAL = re.compile(r"[a-z][a-z0-9]*(?:[0-9]+[a-z0-9]*|(?:[._\-][a-z0-9]+)+)")
+#: A capitalised word, as English prose has before " at ": "Big Data at naver.com scale".
+_PROSE_WORD = re.compile(r"[A-Z][a-z]+")
+#: The top-level domains an id's mail host ends in (a ".py" or ".md" is a file).
+_MAIL_TLD = re.compile(r"\.(?:com|net|org|edu|kr|ac\.kr|co\.kr|io|me|jp|us|uk)$")
+
+
+def webmail_dot(domain: str) -> str:
+    """`domain` with the space of a spaced webmail host made a dot: "naver com" -> "naver.com"."""
+    return _SPACED_WEBMAIL.sub(r"\1.\2", domain)
+
+
+def word_at_prose(local: str, text: str, start: int) -> bool:
+    """True when the local part before a bare " at " is a word of English prose.
+
+    A capitalised word ("Data at naver.com"), or a lowercase word right after another
+    Latin word ("… big data at naver.com"): the title of a talk, not an address.
+    """
+    if _PROSE_WORD.fullmatch(local):
+        return True
+    before = text[max(0, start - 2) : start]
+    return local.isalpha() and len(before) == 2 and before[0].isascii() and before[0].isalpha()
+
+
+def id_at_domain(local: str, domain: str) -> bool:
+    """True when " at " joins an id to a mail host: "cheolsoo.b at korea.ac.kr"."""
+    return _ID_LOCAL.fullmatch(local) is not None and _MAIL_TLD.search(domain) is not None
+
+
+# --- addresses -----------------------------------------------------------------------
+
+#: Cities written without their 시 before a district or neighbourhood: "천안 서북구 …",
+#: "화성 반송동 1021" (the metropolitan cities' short names are units already).
+_CITIES_SHORT = frozenset(
+    u[:-1]
+    for u in places.KNOWN_UNITS
+    if u.endswith("시") and len(u) >= 3 and not u.endswith(("광역시", "특별시", "자치시"))
+)
+
+
+def city_short(token: str) -> bool:
+    """True when `token` is a city's name without its 시 ("천안" for 천안시)."""
+    return token in _CITIES_SHORT
+
+
+#: The 호 of a unit (not of a reactor, a tomb or a line: "5호기", "6호분", "7호선").
+_HO = r"호(?![기분선])"
+#: A word that names a building or complex with no building word ("리버힐", "더샵", "Tower"):
+#: not a word of the sentence ending in a particle or verb ending ("…에서 3층", "…그리고 2층"),
+#: nor a place word ("근처 3층", "앞 2층": a reference point), nor a hall of a public
+#: building ("구청로 1, 본관 1층 101호", "…청사 2층": an institution's, not a home).
+_NAME_WORD = (
+    r"(?!(?:근처|인근|부근|주변|건너편|맞은편|앞|옆|뒤|쪽|위|아래|사거리|골목|일대)(?![가-힣]))"
+    r"[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}(?<![서고며면데니요다지게는은을를이가에도와과로관])"
+    r"(?<!청사)"
+)
+#: A building's name between a house number and a floor written "2F" or a 3-4 digit unit,
+#: with no building word: "한남동 727-5 리버힐 2F", "송도동 22-9 더샵 1802호". (With a 동 and a
+#: 호, `corpus.pii.address_rules` reads any name; a name before "2층" stays out, as a shop's
+#: often is: "정자동 278 스타벅스 2층".)
+NAMED_BUILDING_BEFORE_FLOOR = (
+    r"[,、]?\s" + _NAME_WORD + r"(?:\s" + _NAME_WORD + r")?"
+    r"(?=\s?(?:[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|\d{3,4}" + _HO + r"))"
+)
+#: An apartment block with no unit after it, its number 3-4 digits ("… 별빛마을 907동 이거든요",
+#: "… 1203동에"), at the end of its word or before a particle.
+LONE_NUMBERED_BLOCK = (
+    r"[1-9]\d{2,3}동(?:(?![가-힣A-Za-z0-9])"
+    r"|(?=[이을은의에으](?![가-힣])|에서|으로|입니|이에|이거|이고))"
+)
