@@ -64,6 +64,11 @@ POSITIVES = [
         "저희 집은 성남시 분당구 정자동 178 별하마을 405동 이에요",
         "성남시 분당구 정자동 178 별하마을 405동",
     ),
+    # an apartment's or office's name ending like one (…힐, 더샵, …뷰, …시티) before its floor;
+    # a shop's name before a floor is not taken ("정자동 278 스타벅스 2층", test_pii_written_forms)
+    ("address", "주소: 서초구 잠원동 61-3 한강힐 4층 입니다", "서초구 잠원동 61-3 한강힐 4층"),
+    ("address", "저희 사무실 송도동 18-4 더샵 11층으로 오세요", "송도동 18-4 더샵 11층"),
+    ("address", "동구 방어동 302-7 바다뷰 3층에 살아요", "동구 방어동 302-7 바다뷰 3층"),
     # a two-digit-year birth: 年月日 after its label, 쌩, a birth verb later, a register
     ("birth_date", "生年月日 : 72年 11月 3日\n住所: 부산", "72年 11月 3日"),
     ("birth_date", "저 04년 8월 30일쌩입니다 잘 부탁드려요", "04년 8월 30일"),

@@ -46,11 +46,13 @@ _UNIT_TOKEN = re.compile(
     r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
 )
 _POSTAL = re.compile(r"(?:\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})\s?$")
-#: Words of a building whose floor or unit follows: "하나은행 빌딩 3층", "한빛타워 502호".
+#: Words of a building whose floor or unit follows: "하나은행 빌딩 3층", "한빛타워 502호",
+#: and the endings of apartment and office names ("리버힐 3층", "더샵 12층", "오션뷰 5층").
 BUILDING_WORDS = (
     r"아파트|빌라|맨션|타운|단지|오피스텔|빌딩|하이츠|캐슬|자이|푸르지오|래미안|힐스테이트|아이파크"
     r"|주공|연립|상가|기숙사|타워|센터|프라자|플라자|스퀘어|파크|하우스|원룸|주택"
     r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스|빌리지|하임|마을|빌(?![가-힣])"
+    r"|힐스|힐(?![가-힣])|더샵|뷰(?![가-힣])|시티|스위트|센트럴|포레스트|써밋|위브|더퍼스트"
 )
 #: The letter of a block ("A동", "나동", "에이동", "비동"): a Latin letter, a letter spelled in
 #: Hangul (에이 비 씨 디), or one of the syllables 가나다라마바사 that villas letter blocks with.
