@@ -88,6 +88,52 @@ def _terminate(signum, frame) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+class StopSignals:
+    """What `signals_at_safe_points` noted: the first Ctrl-C or SIGTERM, raised by `check`."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def note(self, signum: int, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    def check(self) -> None:
+        """Raises the noted signal as `KeyboardInterrupt` (SIGTERM as ``signal 15``, like
+        `run`'s handler), or returns when none came."""
+        if self.signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        if self.signum is not None:
+            raise KeyboardInterrupt(f"signal {self.signum}")
+
+
+@contextlib.contextmanager
+def signals_at_safe_points() -> Iterator[StopSignals]:
+    """Ctrl-C and SIGTERM noted, not raised, inside this block: the caller raises them at a
+    point of its choosing with ``check()``.
+
+    A KeyboardInterrupt raised at any bytecode can land inside `concurrent.futures.wait`
+    after it has taken some futures' locks and before it releases them; the pool's manager
+    thread then waits on such a lock for ever and ``shutdown`` after Ctrl-C never returns
+    (a Ctrl-C'd stage hung in tests/test_executor.py, once in a full suite run). Only the
+    handlers Python code installed are replaced (the default KeyboardInterrupt one, `run`'s
+    SIGTERM one): an ignored or default disposition stays as it is. Outside the main thread
+    (where signal.signal cannot be called) nothing is deferred."""
+    noted = StopSignals()
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if callable(signal.getsignal(signum)):
+            previous[signum] = signal.signal(signum, noted.note)
+    try:
+        yield noted
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def run(main: Callable[[], int | None]) -> None:
     """Calls `main` and exits: its return code, 2 on a user error, 130 on Ctrl-C or SIGTERM.
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus import progress, sharding
-from corpus.cli import spawning_deaf_to_ctrl_c, start_worker
+from corpus.cli import signals_at_safe_points, spawning_deaf_to_ctrl_c, start_worker
 from corpus.readers import ReadOptions, expand_inputs, iter_records
 from corpus.records import CorpusRecord
 from corpus.sharding import Shard
@@ -586,26 +586,30 @@ def _execute_pool(process, jobs, workers, init, init_args, tick, report) -> None
         size = min(workers, len(jobs))
         pool = ProcessPoolExecutor(size, mp_context=ctx, initializer=start_worker)
         futures = {pool.submit(run_shard, process, job, init, init_args): job for job in jobs}
-    try:
-        pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
-            for fut in sorted(finished, key=lambda f: futures[f].index):
-                fut.result()
-                tick(futures[fut])
-            report.poll()
-    except KeyboardInterrupt:
-        # stop now: the running shards' outputs are temporary files until their marker is
-        # written, so a killed shard is simply redone by the next run
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    except BaseException:
-        # Shards not started are dropped; running ones finish (each shard writes its
-        # output atomically, so a rerun resumes from them) before the error surfaces.
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
+    # Ctrl-C and SIGTERM are raised only between waits (`signals_at_safe_points`): raised
+    # inside `wait` they could leave a future's lock taken and `shutdown` hung.
+    with signals_at_safe_points() as signals:
+        try:
+            pending = set(futures)
+            while pending:
+                signals.check()
+                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for fut in sorted(finished, key=lambda f: futures[f].index):
+                    fut.result()
+                    tick(futures[fut])
+                report.poll()
+        except KeyboardInterrupt:
+            # stop now: the running shards' outputs are temporary files until their marker
+            # is written, so a killed shard is simply redone by the next run
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        except BaseException:
+            # Shards not started are dropped; running ones finish (each shard writes its
+            # output atomically, so a rerun resumes from them) before the error surfaces.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     pool.shutdown(wait=True)
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections import Counter
 
 import pytest
 
@@ -338,7 +339,8 @@ RECORD_START_SITECUSTOMIZE = textwrap.dedent(
     import os, signal, sys
     if "--multiprocessing-fork" in sys.argv:  # a spawned worker, before any of its imports
         ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
-        path = os.path.join(os.environ["TOY_STARTED"], str(os.getpid()))
+        name = os.environ.get("TOY_POOL", "none") + "-" + str(os.getpid())
+        path = os.path.join(os.environ["TOY_STARTED"], name)
         open(path, "w").write("ignored" if ignored else "default")
     """
 )
@@ -350,7 +352,9 @@ POOLS_SCRIPT = textwrap.dedent(
     from tokenizer.morphemes import count_units
 
     path = {src!r}
+    os.environ["TOY_POOL"] = "sharding"  # each pool's workers inherit its name
     _range_shards(path, os.path.getsize(path), 64, "txt", workers=2)
+    os.environ["TOY_POOL"] = "units"
     count_units(["가나 다라"] * 50, morphemes=False, workers=2, chunk_lines=10)
     """
 )
@@ -359,7 +363,10 @@ POOLS_SCRIPT = textwrap.dedent(
 def test_every_worker_pool_spawns_its_workers_deaf_to_ctrl_c(tmp_path):
     """The line-counting pool of corpus.sharding and the unit-counting pool of
     tokenizer.morphemes start their workers with SIGINT already ignored (read in a
-    sitecustomize, before any code of the worker's own), as the executor's do."""
+    sitecustomize, before any code of the worker's own), as the executor's do. Each pool
+    has two workers, but leaving it terminates them, and one whose interpreter had not yet
+    reached the sitecustomize (the other did all the work) leaves no record (1 run in about
+    20 did): every worker that started is read, and each pool's at least one."""
     src = tmp_path / "in.txt"
     src.write_text("".join(f"line {i}\n" for i in range(100)), encoding="utf-8")
     started, site = tmp_path / "started", tmp_path / "site"
@@ -376,8 +383,10 @@ def test_every_worker_pool_spawns_its_workers_deaf_to_ctrl_c(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    seen = [(started / name).read_text() for name in os.listdir(started)]
-    assert len(seen) == 4 and set(seen) == {"ignored"}, seen
+    seen = {name: (started / name).read_text() for name in os.listdir(started)}
+    per_pool = Counter(name.split("-")[0] for name in seen)
+    assert set(per_pool) == {"sharding", "units"} and max(per_pool.values()) <= 2, seen
+    assert set(seen.values()) == {"ignored"}, seen
 
 
 ORPHAN_SCRIPT = textwrap.dedent(
@@ -418,3 +427,34 @@ def test_a_started_worker_exits_when_its_parent_is_killed(tmp_path):
     finally:
         left = survivors_of_sigkill(proc, workers)
     assert not left, f"workers {left} outlived their killed parent"
+
+
+def test_signals_are_raised_only_where_the_pool_loop_checks():
+    """Inside `signals_at_safe_points` a Ctrl-C or SIGTERM is noted, not raised (it could
+    land inside concurrent.futures.wait with a future's lock taken); `check` raises it as
+    KeyboardInterrupt, and the previous handlers are back after the block. An ignored
+    disposition stays ignored."""
+    from corpus.cli import signals_at_safe_points
+
+    before = signal.getsignal(signal.SIGINT)
+    with signals_at_safe_points() as signals:
+        signals.check()  # nothing noted yet
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here, and raises nothing
+        with pytest.raises(KeyboardInterrupt) as caught:
+            signals.check()
+        assert caught.value.args == ()
+    assert signal.getsignal(signal.SIGINT) is before
+    previous = signal.signal(signal.SIGTERM, lambda *a: None)
+    try:
+        with signals_at_safe_points() as signals:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            with pytest.raises(KeyboardInterrupt, match="signal 15"):
+                signals.check()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with signals_at_safe_points():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, before)
