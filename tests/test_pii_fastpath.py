@@ -230,8 +230,8 @@ def _heads(alternative) -> list:
 
 @pytest.mark.parametrize("name", ["mobile", "phone"])
 def test_phone_alternatives_put_their_first_character_before_any_lookbehind(name):
-    # `_nb("0") + "1…"`, not `_NB + "01…"`: the alternation is tried at every digit that
-    # passes the gates, and an alternative led by a lookbehind is never skipped
+    # `nb("0") + "1…"`, not `NB + "01…"` (`corpus.pii.detector_base`): the alternation is
+    # tried at every digit that passes the gates, and one led by a lookbehind is never skipped
     for alt in _alternatives(_parser.parse(REGISTRY[name].pattern)):
         heads = _heads(alt)
         assert all(h in (_c.IN, _c.LITERAL) for h in heads), (name, heads)

@@ -16,8 +16,6 @@ between candidates in C.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from corpus.pii.address_rules import LOT_REST, accept_address
 from corpus.pii.birthdates import (
@@ -33,10 +31,26 @@ from corpus.pii.birthdates import (
     short_year,
     year_apostrophe,
 )
+from corpus.pii.detector_base import (
+    CONTEXT_BEFORE,
+    NA,
+    NB,
+    REGISTRY,
+    Detector,
+    context_rx,
+    match_span,
+    near,
+    register,
+)
+from corpus.pii.phones import (
+    MOBILE_DESCRIPTION,
+    MOBILE_PATTERN,
+    PHONE_DESCRIPTION,
+    PHONE_PATTERN,
+    accept_any_phone,
+)
 from corpus.pii.public_pages import version_number
 from corpus.pii.validators import (
-    DASH_LOOKALIKES,
-    DASHES,
     brn_ok,
     crn_ok,
     digits_of,
@@ -49,95 +63,17 @@ from corpus.pii.validators import (
 )
 from corpus.pii.written_shapes import (
     BRACKET_DOT,
-    CARRIER_DIALLED,
     HASH_AT,
     LINK_HOSTS,
-    MIXED_WORD_MOBILE,
-    MOBILE_HIDING_SEP,
     PERSONAL_SITE_TAIL,
     SPACE_AFTER_DOT,
     SPACED_WEBMAIL,
     SUBDOMAIN_HOSTS,
     id_at_domain,
     personal_site_host,
-    trailing_pairs,
     webmail_dot,
     word_at_prose,
 )
-
-Accept = Callable[[str, re.Match, int], "tuple[int, int] | None"]
-
-_DASH = f"[{DASHES}]"
-#: Characters before a digit-led candidate that mean it is part of a larger token.
-_NB = rf"(?<![0-9A-Za-z_/{DASHES}])"
-#: A digit-led candidate must not run on into more digits.
-_NA = r"(?![0-9])"
-
-
-def _nb(head: str) -> str:
-    """`head` (one character or class) where `_NB` holds before it, the lookbehind after it.
-
-    `re` tries an alternative that starts with a character or class only where it
-    matches, and one that starts with a lookbehind everywhere: a phone alternative
-    written ``_nb("0") + "1…"`` is skipped at once on a digit other than 0.
-    """
-    return head + rf"(?<![0-9A-Za-z_/{DASHES}]{head})"
-
-
-_SEP = r"[-. ]"
-
-CONTEXT_BEFORE = 30
-CONTEXT_AFTER = 15
-
-
-@dataclass(frozen=True)
-class Detector:
-    """One personal-information type: a candidate pattern and its validator."""
-
-    name: str
-    priority: int  # lower wins when two detectors claim the same start
-    pattern: str
-    first: str  # regex character-class body of the characters a match can start with
-    accept: Accept
-    description: str
-    # A record must contain one of these substrings for the detector to claim anything in
-    # it (empty: always on). It must follow from the pattern or `accept` (e-mail needs
-    # "@", passport a context word that holds one of them): the fast scan ignores it.
-    gate: tuple[str, ...] = ()
-    context_gated: bool = False
-    after_digit: bool = False  # may a match start right after a digit? (IPv6; a bare host's dot)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "regex", re.compile(self.pattern))
-
-
-REGISTRY: dict[str, Detector] = {}
-
-
-def register(detector: Detector) -> Detector:
-    if detector.name in REGISTRY:
-        raise ValueError(f"detector {detector.name!r} registered twice")
-    REGISTRY[detector.name] = detector
-    return detector
-
-
-def _context(words: str) -> re.Pattern:
-    return re.compile(words)
-
-
-def near(
-    text: str, start: int, end: int, rx: re.Pattern, before=CONTEXT_BEFORE, after=CONTEXT_AFTER
-):
-    """True when `rx` occurs within `before` characters before or `after` after the span."""
-    return bool(
-        rx.search(text, max(0, start - before), start)
-        or rx.search(text, end, min(len(text), end + after))
-    )
-
-
-def _span(m: re.Match) -> tuple[int, int]:
-    return m.start(), m.end()
-
 
 # 1. e-mail ---------------------------------------------------------------------------------
 
@@ -167,7 +103,7 @@ MAIL_DOMAINS = frozenset(
     "naver.com gmail.com daum.net hanmail.net kakao.com nate.com hotmail.com outlook.com "
     "yahoo.com yahoo.co.kr korea.kr icloud.com empas.com paran.com".split()
 )
-_MAIL_CONTEXT = _context(r"메일|[Mm]ail|MAIL|연락|문의|주소")
+_MAIL_CONTEXT = context_rx(r"메일|[Mm]ail|MAIL|연락|문의|주소")
 _WRITTEN_DOT = re.compile(EMAIL_DOT)
 #: Webmail hosts said in Korean ("네이버 닷컴", "지메일 점 컴", "한메일 닷 넷"), as read out.
 KOREAN_MAIL_HOSTS = {
@@ -208,7 +144,7 @@ def _accept_email(text: str, m: re.Match, floor: int):
     local, at, domain = email_parts(m.group())
     if local.startswith(".") or ".." in m.group():
         return None
-    s, e = _span(m)
+    s, e = match_span(m)
     if at in _WORD_AT:  # also an English (or Korean) word: a webmail domain, or a mail word
         if word_at_prose(local, text, s):
             return None  # "Big Data at naver.com scale": a title
@@ -239,7 +175,7 @@ _URL_TRAIL = ".,;:!?'\")]}>」』】》〉"
 
 
 def _accept_url(text: str, m: re.Match, floor: int):
-    s, e = _span(m)
+    s, e = match_span(m)
     if m.group() == ".":  # a bare host, anchored on the dot before its "go.kr": grow left
         start = s
         while start > floor and text[start - 1] in HOST_CHARS:
@@ -334,55 +270,8 @@ def _spaced_handle(text: str, start: int) -> re.Match | None:
 
 #: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
 BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/|" + PERSONAL_SITE_TAIL + ")"
-#: The host of a public institution's site with no path: "www.gov.kr", "law.go.kr",
-#: "https://www1.president.go.kr/". A public page address names no one; it is detected
-#: (so no other detector reads its digits) but kept and counted apart. With a path
-#: ("….go.kr/…") it is `corpus.pii.public_pages.institution_page`'s to keep or replace.
-_PUBLIC_HOST = re.compile(
-    r"(?:(?:https?|ftp)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*"
-    r"(?:go|gov|mil|korea)\.kr/?",
-    re.IGNORECASE,
-)
-
-
-#: Any site's host with no path: "www.youtube.com", "https://www.letskorail.com/". A
-#: host with no path names a site, not a person (issue #24: the personal part of a bare
-#: host is its path), so it is kept like a public institution's, but for two shapes.
-_SITE_HOST = re.compile(
-    r"(?:(?:https?|ftp)://)?((?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})/?"
-)
-#: Blog hosts that give each person a subdomain: "someone.tistory.com" names its writer.
-BLOG_HOSTS = (
-    "tistory.com", "blogspot.com", "github.io", "wordpress.com", "egloos.com", "blog.me",
-    "tumblr.com", "velog.io", "notion.site", "substack.com", *SUBDOMAIN_HOSTS,
-)  # fmt: skip
-#: A site's own name ending in digits after letters is a handle, as in an e-mail's local
-#: part ("www.hong12.co.kr"); "www1." and "m." before it are servers, not names.
-_HANDLE_LABEL = re.compile(r"[A-Za-z][A-Za-z\-]*[0-9]+")
-
-
-def _personal_site(host: str) -> bool:
-    """True when a host with no path still names someone: a blog subdomain or a handle."""
-    host = host.lower()
-    for blog in BLOG_HOSTS:
-        if host.endswith("." + blog):
-            return host[: -len(blog) - 1] not in ("www", "m")
-    labels = host.split(".")
-    suffix = 2 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne", "pe") else 1
-    return len(labels) > suffix and _HANDLE_LABEL.fullmatch(labels[-suffix - 1]) is not None
-
-
-def public_host(value: str) -> bool:
-    """True when the URL `value` is a host with no path that names no one: a public
-    institution's (above), or any site's but a personal one (`_personal_site`)."""
-    if _PUBLIC_HOST.fullmatch(value) is not None:
-        return True
-    site = _SITE_HOST.fullmatch(value)
-    return site is not None and not _personal_site(site.group(1))
-
-
-# Reference pages, institutions' pages, example domains and official accounts: kept by
-# `corpus.pii.public_pages` (through `corpus.pii.generate.public_kind`).
+# Path-less hosts, reference pages, institutions' pages, example domains and official
+# accounts: kept by `corpus.pii.public_pages` (through `corpus.pii.generate.public_kind`).
 
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
 BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)
@@ -407,7 +296,7 @@ def _accept_ipv4(text: str, m: re.Match, floor: int):
         return None  # "this network" and netmasks are not anyone's address
     if len(value) == 7:
         return None  # 1.2.3.4: list numbering far more often than an address (or a public DNS)
-    s, e = _span(m)
+    s, e = match_span(m)
     if version_number(text, s, e):
         return None  # a four-part version number ("버전 1.1.5.1", "cuDNN 8.9.7.29")
     return s, e
@@ -441,245 +330,19 @@ register(Detector(
     "0-9:", _accept_ip, "IPv4 or IPv6 address (parsed with ipaddress)", after_digit=True,
 ))  # fmt: skip
 
-# 4. mobile phone ---------------------------------------------------------------------------
-
-#: Between the groups of a phone number: a dash or dot, spaces around it or not, or a space.
-_GROUP_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}.]\s?|\s)"
-#: Between the groups of a number read out in Korean: also the particle 에 ("공일공에 …").
-_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s?에\s?|\s)"
-#: Digits read out in Korean, as people write a number they do not want harvested.
-KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
-_KD = f"[{KOREAN_DIGITS}]"
-#: A digit as written in a number read out in Korean: a word, or an ASCII digit mixed in
-#: ("공1공-7783-4219").
-_DW = f"[0-9{KOREAN_DIGITS}]"
-#: The head of a mobile number read out: 0 as "공" or "영", then "일" or "1", then the third
-#: digit ("공일공", "영일영", "공1공", "영일칠"); not inside a word ("영일만" has no third digit).
-_WORD_MOBILE_HEAD = r"[공영](?<![가-힣][공영])[일1][공영일육륙칠팔구016789]"
-#: The head of a landline read out: "공이"/"영이" (02), "공삼일" (031) ... "공칠공" (070).
-#: "공이" and "영이" are words (a ball, a name), so the groups after it must be
-#: separated (`_WORD_LANDLINE`).
-_WORD_AREA_HEAD = r"[공영](?<![가-힣][공영])(?:이|[삼사오육][일이삼사오]|칠[공영])"
-#: What every number read out in Korean starts with; the scan's hint for them
-#: (`corpus.pii.scan`), so it must hold wherever `_WORD_MOBILE` or `_WORD_LANDLINE` does.
-#: These patterns put their literal before their lookbehind: most candidates fail on it.
-WORD_PHONE_HINT = (
-    r"[공영](?<![가-힣][공영])(?:[일1][공영일육륙칠팔구016789]|이|[삼사오육][일이삼사오]|칠[공영])"
-    + _WORD_SEP
-    + f"?{_DW}{{3}}"
-)
-_WORD_MOBILE = _WORD_MOBILE_HEAD + _WORD_SEP + f"?{_DW}{{3,4}}" + _WORD_SEP + f"?{_DW}{{4}}"
-_STRICT_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
-_WORD_LANDLINE = (
-    _WORD_AREA_HEAD + _STRICT_WORD_SEP + f"{_DW}{{3,4}}" + _STRICT_WORD_SEP + f"{_DW}{{4}}"
-)
-#: The capital letter O or small o typed for 0 ("O1O-6243-8851", "o1o 2847 6619", "O7O-…"),
-#: before a separated number: not after a letter or digit (a model code "XO1O").
-_O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"
-#: A digit of a number in which O is typed for 0 ("010 8823 4O19", "O1O-88O3-4419").
-_OD = "[0-9Oo]"
-#: The groups after a mobile or area prefix written in digits, with O for 0 in one of them
-#: ("010 8823 4O19", "031-7O9-2254"): separated (a run "7O92254" is a code), the O
-#: inside the groups, and no letter or digit after (a model "A7O0" has no prefix).
-_O_GROUPS = (
-    r"(?=.{1,12}?[Oo])"
-    + _GROUP_SEP
-    + "[1-9]"
-    + _OD
-    + "{2,3}"
-    + _GROUP_SEP
-    + _OD
-    + "{4}(?![0-9A-Za-z])"
-)
-#: Separators of a mobile number other than dashes, dots and spaces, the same twice:
-#: "010~6634~1720", "010/2839/4410", "010ㆍ3829ㆍ7761" (the Hangul middle dot, "·", "•").
-#: Only after a mobile prefix: "3~5", "2010/12/31" and "가ㆍ나" have none.
-_MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022" + MOBILE_HIDING_SEP
-
-#: Korea's country code in international form: "+82", "0082" (the "00" international
-#: prefix dialled abroad, also written apart: "00 82", "00-82"), "(+82) " in brackets.
-KR_CODE = (
-    r"(?:(?:\+(?<![0-9]\+)82|00(?:82(?<![0-9]0082)|[-. ]82(?<![0-9]00.82)))[-. ]?|\(\+82\)\s?)"
-)
-#: The head of `KR_CODE`'s "00" forms, for the code that reads a value back.
-KR_DIALLED = re.compile(r"00[-. ]?82")
-#: A mobile number with every digit spaced: "0 1 0 - 2 9 4 8 - 1 1 7 6", "0 1 0 2 9 4 8 …".
-_SPACED_SEP = rf"(?: [{DASHES}{DASH_LOOKALIKES}.] | )"
-_SPACED_MOBILE = (
-    # the literal first, the lookbehinds after it: most candidates fail on the first "0 1 "
-    r"0 1 [016789](?<![0-9A-Za-z_/"
-    + DASHES
-    + r"]0 1 .)(?<![0-9A-Za-z] 0 1 .)"
-    + _SPACED_SEP
-    + r"[1-9](?: \d){2,3}"
-    + _SPACED_SEP
-    + r"\d(?: \d){3}(?!\s?[0-9])"
-)
+# 4-5. mobile phone; landline, VoIP and service numbers (`corpus.pii.phones`) ----------------
 
 register(Detector(
-    "mobile", 9,
-    r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + _nb("8") + r"2[-. ]1[016789]|"
-    + _nb(r"\(") + r"01[016789]\)|" + _nb("0") + r"1[016789])"
-    r"(?:" + _GROUP_SEP + r"|\s?\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
-    + r"|" + _SPACED_MOBILE
-    + r"|" + _WORD_MOBILE
-    + r"|" + _O_FOR_ZERO + r"1[Oo016789](?:" + _GROUP_SEP + r")?[1-9]" + _OD + "{2,3}"
-    + _GROUP_SEP + "?" + _OD + "{4}" + _NA
-    + r"|" + _nb("0") + r"1[016789]" + _O_GROUPS
-    # the letter O for the 0 of the prefix itself: "01O-7731-25O9"
-    + r"|" + _nb("0") + r"1[Oo]" + _GROUP_SEP + "[1-9]" + _OD + "{2,3}" + _GROUP_SEP + _OD
-    + "{4}(?![0-9A-Za-z])"
-    + r"|" + _nb("0") + MIXED_WORD_MOBILE  # "010-칠칠일구-3305"
-    + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
-    + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)\d{4}" + _NA,
-    "0+(8공영Oo", lambda t, m, f: _span(m),
-    "mobile phone number (010/011/016-019, +82, 0082, (+82), 82-10; every digit spaced; "
-    "also read out: 공일공 …, 영일영 …, 공일공에 …; O for 0: O1O-…; 010~…~…, 010/…/…)",
+    "mobile", 9, MOBILE_PATTERN, "0+(8공영Oo", lambda t, m, f: match_span(m), MOBILE_DESCRIPTION,
 ))  # fmt: skip
-
-# 5. landline, VoIP and service numbers -----------------------------------------------------
-
-#: An area code after its leading 0 (02, 031-064, 070, 050x, 080).
-_AREA_TAIL = r"(?:2|3[1-3]|4[1-4]|5[1-5]|6[1-4]|70|50[2-8]?|80)"
-_AREA = "0" + _AREA_TAIL
-_SERVICE_PREFIXES = frozenset(
-    "1522 1544 1566 1577 1588 1599 1600 1644 1661 1666 1670 1688 1800 1811 1833 1855 1877 "
-    "1899".split()
-)
-_PHONE_CONTEXT = _context(
-    r"전화|문의처|연락|상담|민원|고객센터|콜센터|대표번호|☎|[Tt][Ee][Ll]|팩스|[Ff][Aa][Xx]"
-)
-#: A label right before a local number written without its area code ("연락처: 2345-6789").
-_PHONE_LABEL = re.compile(
-    r"(?:전화|연락처|연락|휴대폰|핸드폰|폰|☎|[Tt][Ee][Ll]|팩스|전송|[Ff][Aa][Xx])\s?(?:번호)?"
-    r"\s?(?:[:：.)]|은|는|:\s?\(?)?\s?$"
-)
-
-
-#: Near a landline read out with spaces only: "공이 사이사이 구이구이" is words (a ball,
-#: "between", grilled), "가게 번호는 공이 오칠삼 팔팔이일" a number.
-_SAID_PHONE_CONTEXT = _context(_PHONE_CONTEXT.pattern + r"|번호|연락|폰|문자|가게")
-
-
-#: After a service number's eight digits, a dash and more digits: one longer number.
-_LONGER_NUMBER = re.compile(rf"[{DASHES}]\d")
-
-
-def _accept_phone(text: str, m: re.Match, floor: int):
-    value = m.group()
-    s, e = _span(m)
-    if value[0] in "공영" and not re.search(f"[{DASHES}{DASH_LOOKALIKES}]", value):
-        return (s, e) if near(text, s, e, _SAID_PHONE_CONTEXT) else None
-    if "2" <= value[0] <= "9":  # a local number without area code: only right after a label
-        return (s, e) if _PHONE_LABEL.search(text, max(0, s - 12), s) else None
-    if value[0] == "1":  # 15xx-xxxx service number: listed prefixes, or a phone word nearby
-        if _LONGER_NUMBER.match(text, e):  # 1658-8645-7867-1: the head of an account
-            return None
-        second = int(digits_of(value)[4:])
-        year_like = 1000 <= second <= 2100 and second > int(value[:4])
-        suspicious = year_like or text.startswith("년", e) or value[:4] not in _SERVICE_PREFIXES
-        if suspicious and not near(text, s, e, _PHONE_CONTEXT):
-            return None
-    return s, e
-
-
-#: A foreign number in international form: "+1 (555) 123-4567", "+44 20 7946 0958",
-#: "+44 7700 900461", "+49 30 12345678", "+33 6 12 34 56 78".
-#: Also with the digits right after the bracket: the trunk "0" people dial at home
-#: ("+44 (0)7911 482 665", "+33 (0)1 42 68 53 09"), an area code ("+1(415)392-7781").
-_INTERNATIONAL = (
-    r"\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
-    r"(?![0-9]|[.,]\d)|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{7,14}(?![0-9])"
-    r"|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}[ .\-]?\(\d{1,4}\)\s?\d{1,8}(?:[ .\-]\d{1,8}){1,5}"
-    r"(?![0-9]|[.,]\d)"
-)
-#: The same with the country code in brackets, "(+1) 310-555-0142", or after the "00"
-#: international prefix (or a Korean carrier's 001/002/005/006/00700): "0044 20 7946 0958",
-#: "001-1-310-555-0142" (this one only near a phone word: `_accept_foreign`).
-_INTERNATIONAL_WRITTEN = (
-    r"\(\+(?<![0-9A-Za-z]\(\+)(?!82\))[1-9]\d{0,2}\)[ .\-]?\d{1,8}(?:[ .\-]\d{1,8}){1,4}"
-    r"(?![0-9]|[.,]\d)"
-    r"|00(?<![0-9A-Za-z]00)(?:[1256]|700)?[ .\-]?(?!82)[1-9]\d{0,2}(?:[ .\-]\d{1,8}){2,5}"
-    r"(?![0-9]|[.,]\d)"
-)
-#: A North American number written with its "1" and no plus: "1-310-555-0142",
-#: "1 (310) 555-0142" (area code and exchange never start with 0 or 1).
-_NANP = (
-    r"1(?<![0-9A-Za-z+\-.]1)(?:-[2-9]\d{2}-|\s?\([2-9]\d{2}\)\s?)[2-9]\d{2}-\d{4}"
-    r"(?![0-9]|[-.]\d)"
-)
-
-
-#: The "00" international prefix (or a carrier's 001/002/005/006/00700) before a country code.
-_DIAL_PREFIX = re.compile(r"^00(?:[1256](?=[ .\-])|700)?")
-#: A trunk "0" in brackets ("+44 (0)7911 …"): dialled at home only, not a digit of the number.
-_TRUNK = "(0)"
-#: Two-digit country codes (ITU-T E.164), and the three-digit ones of Korea's neighbours.
-#: "00" then one of these and a separator ("0086-139-…", "0049 176 …") may be a number
-#: dialled abroad (a serial's "0012 …" or "0037 …" names no country) ...
-DIALLED_COUNTRY = re.compile(
-    r"00(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[146]|9[0-58]|85[2356]|886)[ .\-]"
-)
-#: ... and is one when a country or "abroad" is named near it ("중국에서 쓰는 번호는 0086-…",
-#: "독일 번호 0049 …"): without a phone word or one of these, "제품 0044 20 …" is a serial.
-_ABROAD_CONTEXT = _context(
-    r"해외|국제|외국|현지|중국|일본|미국|영국|독일|프랑스|호주|캐나다|베트남|태국|필리핀"
-    r"|러시아|이탈리아|스페인|인도|홍콩|대만|싱가포르|말레이시아|뉴질랜드|브라질|멕시코"
-)
-
-
-def foreign_number(value: str) -> bool:
-    """True when a phone span is a foreign number: "+1 …", "(+44) …", "0044 …", "1-310-…"."""
-    head = value.lstrip("(")
-    if head.startswith("+"):
-        return not head.startswith("+82")
-    if head.startswith("00"):
-        return KR_DIALLED.match(head) is None
-    return head.startswith("1") and len(digits_of(value)) == 11
-
-
-def _accept_any_phone(text: str, m: re.Match, floor: int):
-    value = m.group()
-    if not foreign_number(value):
-        return _accept_phone(text, m, floor)
-    s, e = _span(m)
-    dialled = DIALLED_COUNTRY.match(value) or CARRIER_DIALLED.match(value)
-    abroad = dialled is not None and near(text, s, e, _ABROAD_CONTEXT)
-    if value.startswith("00") and not (abroad or near(text, s, e, _PHONE_CONTEXT)):
-        return None  # "0012 3456 7890" is as often a serial as a number dialled abroad
-    if value[0] == "1":
-        return _span(m)  # a North American number: its shape was checked by the pattern
-    groups = re.findall(r"\d+", _DIAL_PREFIX.sub("", value).replace(_TRUNK, ""))
-    # a short last group ends a list of scores ("+10 20 30"), except in the pairs of a French
-    # number: a one-digit group after the country code, then four pairs ("+33 6 12 34 56 78")
-    pairs = len(groups) == 6 and len(groups[1]) == 1 and all(len(g) == 2 for g in groups[2:])
-    pairs = pairs or trailing_pairs(groups)
-    if not 8 <= sum(map(len, groups)) <= 15 or (len(groups[-1]) < 3 and not pairs):
-        return None
-    return _span(m)
-
-
 register(Detector(
-    "phone", 10,
-    r"(?:" + KR_CODE + r"(?:\(0\)|0)?(?:2|[3-6][1-5]|70)|"
-    + _nb(r"\(") + _AREA + r"\)|" + _nb("0") + _AREA_TAIL + r")"
-    r"(?:" + _GROUP_SEP + r"|\s?\)\s?)?[1-9]\d{2,3}" + _GROUP_SEP + r"?\d{4}" + _NA
-    + r"|" + _nb("1") + rf"(?:5[2-9]|6[0-9]|8[0-9])\d[{DASHES}. ]\d{{4}}" + _NA
-    + r"|" + _nb("[2-9]") + rf"\d{{2,3}}{_DASH}\d{{4}}" + _NA + "|" + _INTERNATIONAL
-    + "|" + _INTERNATIONAL_WRITTEN + "|" + _NANP
-    + "|" + _WORD_LANDLINE
-    + r"|" + _O_FOR_ZERO + r"7[Oo0](?:" + _GROUP_SEP + r")?[1-9]" + _OD + "{2,3}"
-    + _GROUP_SEP + "?" + _OD + "{4}" + _NA
-    + r"|" + _nb("0") + _AREA_TAIL + _O_GROUPS,
-    "0-9+(공영Oo", _accept_any_phone,
-    "landline, VoIP (070), 050x/080, 15xx/16xx/18xx service numbers (kept, counted apart); "
-    "a labelled local number; a foreign number in +, (+1), 00 form or 1-310-555-0142",
+    "phone", 10, PHONE_PATTERN, "0-9+(공영Oo", accept_any_phone, PHONE_DESCRIPTION,
 ))  # fmt: skip
 
 # 6-7. resident and foreigner registration numbers ------------------------------------------
 
-_RRN_CONTEXT = _context(r"주민|등록번호|외국인")
-_CRN_CONTEXT = _context(r"법인")
+_RRN_CONTEXT = context_rx(r"주민|등록번호|외국인")
+_CRN_CONTEXT = context_rx(r"법인")
 _ID_LABEL = re.compile(r"법인|주민|외국인")
 
 
@@ -701,7 +364,7 @@ def _nearest_is_bank(text: str, s: int) -> bool:
 
 
 #: Words of a product's barcode: a 13-digit run next to one is an EAN ("EAN 490…").
-_BARCODE_CONTEXT = _context(r"바코드|[Bb]arcode|EAN|JAN|GTIN|상품\s?코드|제품\s?코드|상품\s?번호")
+_BARCODE_CONTEXT = context_rx(r"바코드|[Bb]arcode|EAN|JAN|GTIN|상품\s?코드|제품\s?코드|상품\s?번호")
 #: GS1 Korea's prefix: a Korean product's barcode starts 880.
 _KOREAN_GS1 = "880"
 
@@ -722,7 +385,7 @@ def _make_rrn_accept(sex_digits: str):
         digits = digits_of(value)
         if digits[6] not in sex_digits or not rrn_birth_ok(digits):
             return None
-        s, e = _span(m)
+        s, e = match_span(m)
         masked = len(digits) < 13
         if crn_ok(digits) and _labelled_corporate(text, s):
             return None  # the nearest label says corporate number: the more specific reading
@@ -740,7 +403,7 @@ def _make_rrn_accept(sex_digits: str):
     return accept
 
 
-_RRN_PATTERN = r"(?<![0-9])\d{6}(?:\s?-\s?|\s)?[SEX](?:\d{6}|[*Xx●○]{6})" + _NA
+_RRN_PATTERN = r"(?<![0-9])\d{6}(?:\s?-\s?|\s)?[SEX](?:\d{6}|[*Xx●○]{6})" + NA
 
 register(Detector(
     "rrn", 3, _RRN_PATTERN.replace("SEX", "1-4"), "0-9", _make_rrn_accept("1234"),
@@ -753,11 +416,11 @@ register(Detector(
 
 # 8. passport -------------------------------------------------------------------------------
 
-_PASSPORT_CONTEXT = _context(r"여권|[Pp]assport|PASSPORT")
+_PASSPORT_CONTEXT = context_rx(r"여권|[Pp]assport|PASSPORT")
 
 
 def _accept_passport(text: str, m: re.Match, floor: int):
-    s, e = _span(m)
+    s, e = match_span(m)
     return (s, e) if near(text, s, e, _PASSPORT_CONTEXT) else None
 
 
@@ -770,14 +433,14 @@ register(Detector(
 
 # 9. driver's licence -----------------------------------------------------------------------
 
-_DL_CONTEXT = _context(r"면허")
+_DL_CONTEXT = context_rx(r"면허")
 DL_REGIONS = (
     "서울 부산 경기 강원 충북 충남 전북 전남 경북 경남 제주 대구 인천 광주 대전 울산".split()
 )
 
 
 def _accept_dl(text: str, m: re.Match, floor: int):
-    s, e = _span(m)
+    s, e = match_span(m)
     digits = digits_of(m.group())
     if len(digits) == 12:
         if not 11 <= int(digits[:2]) <= 28:
@@ -793,28 +456,28 @@ def _accept_dl(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "driver_license", 11,
-    _NB + r"(?:\d{2}[- ]?\d{2}[- ]?\d{6}[- ]?\d{2}|\d{2}-\d{6}-\d{2})" + _NA,
+    NB + r"(?:\d{2}[- ]?\d{2}[- ]?\d{6}[- ]?\d{2}|\d{2}-\d{6}-\d{2})" + NA,
     "0-9", _accept_dl, "driver's licence number (11-22-333333-44), next to 면허",
     gate=("면허",), context_gated=True,
 ))  # fmt: skip
 
 # 10-11. business and corporate registration numbers ----------------------------------------
 
-_BRN_CONTEXT = _context(r"사업자|등록번호")
+_BRN_CONTEXT = context_rx(r"사업자|등록번호")
 
 
 def _accept_brn(text: str, m: re.Match, floor: int):
     digits = digits_of(m.group())
     if not brn_ok(digits):
         return None
-    s, e = _span(m)
+    s, e = match_span(m)
     if len(m.group()) == 10 and not near(text, s, e, _BRN_CONTEXT):
         return None
     return s, e
 
 
 register(Detector(
-    "brn", 6, _NB + r"\d{3}(?:-\d{2}-|\s\d{2}\s|\d{2})\d{5}(?![0-9]|-\d)", "0-9", _accept_brn,
+    "brn", 6, NB + r"\d{3}(?:-\d{2}-|\s\d{2}\s|\d{2})\d{5}(?![0-9]|-\d)", "0-9", _accept_brn,
     "business registration number (123-45-67890, check digit)",
 ))  # fmt: skip
 
@@ -823,14 +486,14 @@ def _accept_crn(text: str, m: re.Match, floor: int):
     digits = digits_of(m.group())
     if not crn_ok(digits):
         return None
-    s, e = _span(m)
+    s, e = match_span(m)
     if len(m.group()) == 13 and not near(text, s, e, _CRN_CONTEXT):
         return None
     return s, e
 
 
 register(Detector(
-    "crn", 5, r"(?<![0-9])\d{6}(?:\s?-\s?)?\d{7}" + _NA, "0-9", _accept_crn,
+    "crn", 5, r"(?<![0-9])\d{6}(?:\s?-\s?)?\d{7}" + NA, "0-9", _accept_crn,
     "corporate registration number (110111-1234567, check digit)",
 ))  # fmt: skip
 
@@ -839,12 +502,12 @@ register(Detector(
 _BANK_WORDS = tuple(
     "계좌 은행 뱅크 입금 송금 이체 예금주 통장 농협 신협 수협 우체국 새마을금고 ccount".split()
 )
-_BANK_CONTEXT = _context("|".join(_BANK_WORDS))
+_BANK_CONTEXT = context_rx("|".join(_BANK_WORDS))
 
 
 #: Words of a parcel's or registered letter's tracking number: "우체국 등기번호 1234…" is
 #: the post office's tracking number, not its bank's account.
-_TRACKING_CONTEXT = _context(r"등기|운송장|송장|택배|배송|소포|우편물|[Tt]racking")
+_TRACKING_CONTEXT = context_rx(r"등기|운송장|송장|택배|배송|소포|우편물|[Tt]racking")
 
 
 def _nearest_is_tracking(text: str, s: int) -> bool:
@@ -859,7 +522,7 @@ def _accept_account(text: str, m: re.Match, floor: int):
     n = len(digits_of(m.group()))
     if not 10 <= n <= 16:
         return None
-    s, e = _span(m)
+    s, e = match_span(m)
     if not near(text, s, e, _BANK_CONTEXT) or _nearest_is_tracking(text, s):
         return None
     return s, e
@@ -875,14 +538,14 @@ register(Detector(
 # 13. card ----------------------------------------------------------------------------------
 
 
-_CARD_CONTEXT = _context(r"카드|[Cc]ard|CARD|결제|아멕스|AMEX|다이너스")
+_CARD_CONTEXT = context_rx(r"카드|[Cc]ard|CARD|결제|아멕스|AMEX|다이너스")
 
 
 def _accept_card(text: str, m: re.Match, floor: int):
     digits = digits_of(m.group())
     if digits[0] not in "34569" or not luhn_ok(digits):
         return None
-    s, e = _span(m)
+    s, e = match_span(m)
     if len(m.group()) < 16 and not near(text, s, e, _CARD_CONTEXT):
         return None  # a bare 14-15 digit run is more often an account or serial than a card
     return s, e
@@ -890,8 +553,8 @@ def _accept_card(text: str, m: re.Match, floor: int):
 
 register(Detector(
     "card", 7,
-    _NB + r"(?:\d{4}(?P<csep>[- ]?)\d{4}(?P=csep)\d{4}(?P=csep)\d{4}"
-    r"|3\d{3}(?P<asep>[- ]?)\d{6}(?P=asep)\d{4,5})" + _NA,
+    NB + r"(?:\d{4}(?P<csep>[- ]?)\d{4}(?P=csep)\d{4}(?P=csep)\d{4}"
+    r"|3\d{3}(?P<asep>[- ]?)\d{6}(?P=asep)\d{4,5})" + NA,
     "0-9", _accept_card, "credit/debit card number (Luhn)",
 ))  # fmt: skip
 
@@ -908,7 +571,7 @@ _ATTACHED_UNIT = (
 )
 _UNIT_AFTER = rf"(?!%|{_ATTACHED_UNIT}|(?:{_UNITS})(?:{_UNITS})|\s(?:{_UNITS})(?![가-힣]))"
 #: Court case numbers with a two-digit year ("93노1395") share the two-digit plate shape.
-_COURT_CONTEXT = _context(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
+_COURT_CONTEXT = context_rx(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
 
 
 #: A plate with every digit spaced: "2 8 고 5 5 1 3", "1 2 3 가 4 5 6 7" (the digits only).
@@ -918,7 +581,7 @@ _ONE_DIGIT_PLATE = re.compile(r"\d\s?[" + PLATE_LETTERS + "]")
 
 
 def _accept_plate(text: str, m: re.Match, floor: int):
-    s, e = _span(m)
+    s, e = match_span(m)
     if _ONE_DIGIT_PLATE.match(m.group()) and not _region_before(text, s, floor):
         return None  # one digit before the syllable: only an old regional plate, "부산 7 라 1290"
     # Case numbers are two-digit years written without spaces ("93노1395"): a three-digit

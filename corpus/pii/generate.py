@@ -32,12 +32,11 @@ from corpus.pii.detectors import (
     PLATFORM_HOSTS,
     REGISTRY,
     email_parts,
-    foreign_number,
     mail_domain,
-    public_host,
 )
 from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.particles import final_class
+from corpus.pii.phones import foreign_number
 from corpus.pii.public_pages import (
     example_domain,
     example_url,
@@ -46,6 +45,7 @@ from corpus.pii.public_pages import (
     non_global_ip_url,
     official_account,
     personal_marks,
+    public_host,
     reference_page,
 )
 from corpus.pii.scan import Scanner, Span

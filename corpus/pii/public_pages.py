@@ -5,6 +5,9 @@ names a person is a second question, answered here for `corpus.pii.generate.publ
 (issue #24's fourth blind set). A kept value is still detected, so no other detector
 reads its digits, but it stays as written and is counted under its kind:
 
+* ``public_host`` (`public_host`): a site's host with no path, a public institution's
+  (``www.gov.kr``) or any site's (``www.youtube.com``) but a blog's personal subdomain or
+  a handle-like name (``someone.tistory.com``, ``www.hong12.co.kr``);
 * ``reference_page``: a page of a reference, standards or documentation site
   (`REFERENCE_HOSTS`: ``doi.org``, ``rfc-editor.org``, ``w3.org``, ``iso.org``,
   ``developer.mozilla.org`` …; a host starting ``docs.``/``download.``), whose path
@@ -37,6 +40,7 @@ import re
 from corpus.pii.institutions import ACCOUNT_OWNER_WORD
 from corpus.pii.places import KNOWN_UNITS, NOT_UNITS
 from corpus.pii.validators import global_ip
+from corpus.pii.written_shapes import SUBDOMAIN_HOSTS
 
 # --- the parts of a URL ---------------------------------------------------------------
 
@@ -85,6 +89,53 @@ def personal_marks(rest: str) -> list[tuple[int, int]]:
 
 
 # --- reference and documentation pages ----------------------------------------------------
+
+#: The host of a public institution's site with no path: "www.gov.kr", "law.go.kr",
+#: "https://www1.president.go.kr/". A public page address names no one; it is detected
+#: (so no other detector reads its digits) but kept and counted apart. With a path
+#: ("….go.kr/…") it is `institution_page`'s to keep or replace.
+_PUBLIC_HOST = re.compile(
+    r"(?:(?:https?|ftp)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*"
+    r"(?:go|gov|mil|korea)\.kr/?",
+    re.IGNORECASE,
+)
+
+
+#: Any site's host with no path: "www.youtube.com", "https://www.letskorail.com/". A
+#: host with no path names a site, not a person (issue #24: the personal part of a bare
+#: host is its path), so it is kept like a public institution's, but for two shapes.
+_SITE_HOST = re.compile(
+    r"(?:(?:https?|ftp)://)?((?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})/?"
+)
+#: Blog hosts that give each person a subdomain: "someone.tistory.com" names its writer.
+BLOG_HOSTS = (
+    "tistory.com", "blogspot.com", "github.io", "wordpress.com", "egloos.com", "blog.me",
+    "tumblr.com", "velog.io", "notion.site", "substack.com", *SUBDOMAIN_HOSTS,
+)  # fmt: skip
+#: A site's own name ending in digits after letters is a handle, as in an e-mail's local
+#: part ("www.hong12.co.kr"); "www1." and "m." before it are servers, not names.
+_HANDLE_LABEL = re.compile(r"[A-Za-z][A-Za-z\-]*[0-9]+")
+
+
+def _personal_site(host: str) -> bool:
+    """True when a host with no path still names someone: a blog subdomain or a handle."""
+    host = host.lower()
+    for blog in BLOG_HOSTS:
+        if host.endswith("." + blog):
+            return host[: -len(blog) - 1] not in ("www", "m")
+    labels = host.split(".")
+    suffix = 2 if len(labels) > 2 and labels[-2] in ("co", "or", "ac", "go", "ne", "pe") else 1
+    return len(labels) > suffix and _HANDLE_LABEL.fullmatch(labels[-suffix - 1]) is not None
+
+
+def public_host(value: str) -> bool:
+    """True when the URL `value` is a host with no path that names no one: a public
+    institution's (above), or any site's but a personal one (`_personal_site`)."""
+    if _PUBLIC_HOST.fullmatch(value) is not None:
+        return True
+    site = _SITE_HOST.fullmatch(value)
+    return site is not None and not _personal_site(site.group(1))
+
 
 #: Reference, standards and documentation sites: a page there is a paper, a standard, a
 #: package, a manual or an encyclopedia entry written for everyone, and its path names the

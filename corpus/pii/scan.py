@@ -35,9 +35,9 @@ from corpus.pii.detectors import (
     PLATE_LETTERS,
     REGISTRY,
     TYPES,
-    WORD_PHONE_HINT,
     Detector,
 )
+from corpus.pii.phones import WORD_PHONE_HINT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_STARTS, fold, needs_fold
 from corpus.pii.written_shapes import HASH_AT, MIXED_WORD_GATE, MOBILE_HIDING_SEP

@@ -40,31 +40,33 @@ from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 #: ("010*6683*2471", "010_9014_3358"); with `corpus.pii.detectors`' "~", "/", "ㆍ", "·".
 MOBILE_HIDING_SEP = "*_"
 #: A digit of a number partly read out in Korean, or an ASCII digit.
-_KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
-_MIXED_DIGIT = f"[0-9{_KOREAN_DIGITS}]"
+#: Digits read out in Korean, as people write a number they do not want harvested (one
+#: source: `corpus.pii.phones` reads them from here).
+KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
+_MIXED_DIGIT = f"[0-9{KOREAN_DIGITS}]"
 _DASH_OR_SPACE = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
 #: A mobile prefix in digits, then groups of which one at least is read out in Korean:
 #: "010-칠칠일구-3305", "010 8823 사일구공" (the all-digit form is the detector's own).
-#: It starts with its literal "1" (the detector puts `_nb("0")` before it).
+#: It starts with its literal "1" (the detector puts `nb("0")` before it).
 MIXED_WORD_MOBILE = (
     r"1[016789]" + _DASH_OR_SPACE + r"(?=[0-9]{0,4}" + _DASH_OR_SPACE + r"?[0-9]{0,4}"
-    r"[" + _KOREAN_DIGITS + r"])" + _MIXED_DIGIT + "{3,4}" + _DASH_OR_SPACE
+    r"[" + KOREAN_DIGITS + r"])" + _MIXED_DIGIT + "{3,4}" + _DASH_OR_SPACE
     + _MIXED_DIGIT + "{4}(?!" + _MIXED_DIGIT + ")"
 )  # fmt: skip
 #: The scan's digit gate for `MIXED_WORD_MOBILE`, from the character after its "0".
-MIXED_WORD_GATE = r"1[016789]\s?+[" + DASHES + DASH_LOOKALIKES + r"]?+\s?+[" + _KOREAN_DIGITS + "]"
+MIXED_WORD_GATE = r"1[016789]\s?+[" + DASHES + DASH_LOOKALIKES + r"]?+\s?+[" + KOREAN_DIGITS + "]"
 
 
 def mixed_korean_digits(value: str) -> bool:
     """True when a phone number has a digit written as a Korean word ("010-칠칠일구-…")."""
-    return any(c in _KOREAN_DIGITS for c in value)
+    return any(c in KOREAN_DIGITS for c in value)
 
 
 # --- foreign numbers -----------------------------------------------------------------
 
 #: Country codes after a carrier's prefix: the one-digit ones (North America 1, Russia
 #: and Kazakhstan 7), the two-digit codes of ITU-T E.164 and the three-digit ones of
-#: Korea's neighbours (as `corpus.pii.detectors.DIALLED_COUNTRY`).
+#: Korea's neighbours (as `corpus.pii.phones.DIALLED_COUNTRY`).
 _COUNTRY = r"(?:1|7|2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[146]|9[0-58]|85[2356]|886)"
 #: A Korean carrier's international prefix written apart, then a country code written
 #: apart: "001-1-408-…", "002 86 10 …", "00700-81-3-…". Like a "00" prefix, a number
@@ -93,7 +95,7 @@ def trailing_pairs(groups: list[str]) -> bool:
 # --- personal sites ------------------------------------------------------------------
 
 #: Site builders and blogs that give each person a subdomain: "someone.notion.site" names
-#: its owner with no path (`corpus.pii.detectors.BLOG_HOSTS` reads the name off).
+#: its owner with no path (`corpus.pii.public_pages.BLOG_HOSTS` reads the name off).
 SUBDOMAIN_HOSTS = (
     "notion.site", "oopy.io", "carrd.co", "github.io", "blogspot.com", "wixsite.com",
     "creatorlink.net", "postype.com", "vercel.app", "netlify.app", "mystrikingly.com",
