@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from corpus import pseudonymize
-from corpus.pii.generate import public_kind
+from corpus.pii.kept import public_kind
 from corpus.pii.testset import positives
 
 REPO = Path(__file__).resolve().parents[1]

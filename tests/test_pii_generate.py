@@ -8,7 +8,8 @@ import re
 import pytest
 
 from corpus.pii.detectors import TYPES
-from corpus.pii.generate import Pseudonymizer, public_kind
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.kept import public_kind
 from corpus.pii.scan import find_spans
 from corpus.pii.testset import positives
 from corpus.pii.validators import brn_ok, crn_ok, digits_of, luhn_ok, rrn_birth_ok, rrn_checksum_ok

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.pii.generate import PUBLIC_KINDS, Pseudonymizer
+from corpus.pii.generate import Pseudonymizer
 from corpus.pii.institutions import INSTITUTION_WORD, PHONE_INSTITUTION_WORD
+from corpus.pii.kept import PUBLIC_KINDS
 
 PZ = Pseudonymizer(seed=11)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.pii.generate import PUBLIC_KINDS, Pseudonymizer, public_kind
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.kept import PUBLIC_KINDS, public_kind
 from corpus.pii.public_pages import (
     example_domain,
     institution_page,

@@ -271,7 +271,7 @@ def _spaced_handle(text: str, start: int) -> re.Match | None:
 #: What follows the dot of `BARE_HOST_HINT` (the scan also looks for it after a dot).
 BARE_HOST_TAIL = r"(?:kr|tistory|" + GENERIC_TLD + r"/|" + PERSONAL_SITE_TAIL + ")"
 # Path-less hosts, reference pages, institutions' pages, example domains and official
-# accounts: kept by `corpus.pii.public_pages` (through `corpus.pii.generate.public_kind`).
+# accounts: kept by `corpus.pii.public_pages` (through `corpus.pii.kept.public_kind`).
 
 #: Texts without one of these hold no bare host (the scan only then stops at dots).
 BARE_HOST_HINT = re.compile(r"\." + BARE_HOST_TAIL)

@@ -34,19 +34,12 @@ from corpus.pii.detectors import (
     email_parts,
     mail_domain,
 )
-from corpus.pii.institutions import institution_address, institution_phone
+from corpus.pii.kept import public_kind
 from corpus.pii.particles import final_class
 from corpus.pii.phones import foreign_number
 from corpus.pii.public_pages import (
-    example_domain,
-    example_url,
     institution_host,
-    institution_page,
-    non_global_ip_url,
-    official_account,
     personal_marks,
-    public_host,
-    reference_page,
 )
 from corpus.pii.scan import Scanner, Span
 from corpus.pii.validators import (
@@ -666,64 +659,3 @@ def _written(text: str, edits: list[tuple[int, int, str, str]]) -> tuple[str, li
         pos = e
     pieces.append(text[pos:])
     return "".join(pieces), spans
-
-
-#: Detected values that are public and stay as they are, by the name they are counted under.
-PUBLIC_KINDS = {
-    "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
-    "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
-    "institution_address": "a public institution's address right after its name: 국회 주소 …",
-    "institution_phone": "a public institution's own number after its name and a label or "
-    "desk: ○○구청 민원과 문의 02-…",
-    "reference_page": "a page of a reference or documentation site: https://doi.org/10.…, "
-    "docs.python.org/3/…",
-    "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1, "
-    "also as a URL's host: http://127.0.0.1:8000",
-    "institution_page": "a page on a public institution's host naming no one: "
-    "likms.assembly.go.kr/bill, www.○○.go.kr/minwon",
-    "example_address": "a URL or e-mail on a domain reserved for examples: "
-    "https://example.com/path, user@example.com, *.test",
-    "official_account": "a platform account the text calls official or gives to an "
-    "institution named before it: 기상청 공식 페이스북 facebook.com/…",
-}
-
-
-def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | None:
-    """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced).
-
-    `text` and `start` place the value in its text: an address or a phone number is public
-    by what stands before it (`corpus.pii.institutions`: an institution's name, and for a
-    number its label or desk), a platform's account by the words before it
-    (`corpus.pii.public_pages.official_account`).
-    """
-    if kind == "phone" and value[0] == "1" and not foreign_number(value):
-        return "service_number"
-    if kind == "url":
-        return _public_url(value, text, start)
-    if kind == "email" and example_domain(mail_domain(email_parts(value)[2])):
-        return "example_address"
-    if kind == "ip" and not global_ip(value):
-        return "non_global_ip"
-    if kind == "address" and text and institution_address(text, start, start + len(value)):
-        return "institution_address"
-    if kind == "phone" and text and not foreign_number(value):
-        if institution_phone(text, start, start + len(value)):
-            return "institution_phone"
-    return None
-
-
-def _public_url(value: str, text: str, start: int) -> str | None:
-    """The `PUBLIC_KINDS` name of a kept URL (`corpus.pii.public_pages`), or None."""
-    if public_host(value):
-        return "public_host"
-    if reference_page(value):
-        return "reference_page"
-    if example_url(value):
-        return "example_address"
-    if non_global_ip_url(value):
-        return "non_global_ip"
-    if institution_page(value):
-        return "institution_page"
-    if text and official_account(value, text, start):
-        return "official_account"
-    return None

@@ -2,7 +2,7 @@
 
 A 구청's, a 세무서's or a university hospital's address and desk number name no one:
 they are printed on every notice, so replacing them only makes a notice wrong. Each
-rule here reads what stands before the detected value (`corpus.pii.generate.public_kind`
+rule here reads what stands before the detected value (`corpus.pii.kept.public_kind`
 calls them for an ``address`` or a ``phone`` span only, so they cost nothing on text
 without one):
 

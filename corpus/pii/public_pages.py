@@ -1,7 +1,7 @@
 """Web addresses, e-mails and dotted numbers that are detected but name no one.
 
 A detector finds a URL, an e-mail or an IP address by its shape; whether the value
-names a person is a second question, answered here for `corpus.pii.generate.public_kind`
+names a person is a second question, answered here for `corpus.pii.kept.public_kind`
 (issue #24's fourth blind set). A kept value is still detected, so no other detector
 reads its digits, but it stays as written and is counted under its kind:
 
