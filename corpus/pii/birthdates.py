@@ -26,6 +26,7 @@ _BIRTH_LABEL = re.compile(
     # the lookbehinds after the literal: cheap
     r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
     r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
+    r"|dob(?<![A-Za-z]dob)(?![A-Za-z])"  # typed in lowercase: "dob: 97년 5월 13일"
     r"|생 년 월 일"  # spelled out by voice input
     r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
 )
@@ -35,8 +36,9 @@ _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|
 #: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
 #: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나, 태어나 itself, 생일 as what the date is.
 _BIRTH_AFTER = re.compile(
-    r"\s?(?:[생쌩](?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만)"
-    r"(?![가-힣])|(?![가-힣])|이(?:십|시|세요|신|셨|었|에요|예요))"  # 생이십니다, 생이시고
+    r"\s?(?:[생쌩](?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만"
+    r"|임|이유|이여|이야|이래|이지|이네|이죠)"  # spoken: "…생임", "…생이유" (a dialect's 이요)
+    r"(?![가-힣])|(?![가-힣])|이(?:십|시|세요|신|셨|었|에요|예요|더|던))"  # 생이십니다, 생이더라
     r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생"
     # "… 29일 태어나셨고"; not "태어나서 처음" (the date of an event)
     r"|태어(?:났|나셨|나신|난|남|나(?!서?\s?처음))"
@@ -149,6 +151,8 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
             lo = b.end()
         if _BIRTH_LABEL.search(text, lo, s) is not None:
             return True
+        if _LABEL_LINE.search(text, max(0, s - 20), s) is not None:
+            return True  # a form's label on the line before: "생년월일:\n91년 2월 9일"
     if tight:
         return _born_later_short(text, s, e)
     # a birth verb later in the same sentence, with no other date in between; not for the
@@ -171,6 +175,19 @@ _PERSON_SUBJECT = re.compile(
 )
 
 
+#: A form's birth label that ends its line, the date on the next: "생년월일:\n91년 2월 9일".
+_LABEL_LINE = re.compile(
+    r"(?:생년월일|생일(?<![발재회위]생일)|D\.?O\.?B|dob|[Bb]irth(?:day| ?date)?)"
+    r"\s?[:：]?[ \t]*\n\s*$"
+)
+#: A birth said of a relative or the speaker right after the date: "84년 8월 8일 … 태어난
+#: 우리 형", "…에 태어난 내 동생" (the date modifies the one born).
+#: Not a pet ("…에 태어난 우리 강아지"): an animal's birth is no one's personal data.
+_BORN_RELATIVE = re.compile(
+    r"태어난\s(?:우리|내|제|저희|울)\s(?!(?:집\s?)?(?:강아지|고양이|냥이|댕댕이|멍멍이|개|반려|새끼))"
+)
+
+
 def _born_later_short(text: str, s: int, e: int) -> bool:
     """`_born_later` for a two-digit year: told by the person or of a relative.
 
@@ -181,6 +198,9 @@ def _born_later_short(text: str, s: int, e: int) -> bool:
     """
     if _ERA_BEFORE.search(text, max(0, s - 6), s) is not None:
         return False
+    born = text.find("태어난", e, e + 16)
+    if born >= 0 and _BORN_RELATIVE.match(text, born):
+        return _DATE_WORD.search(text, e, born) is None
     later = _born_later(text, s, e)
     if later is None or (later.group().startswith("태어나") and not later.group().endswith("셨")):
         return False  # "태어나서": a connective, "the first time since birth"

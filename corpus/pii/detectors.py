@@ -588,11 +588,21 @@ def _accept_plate(text: str, m: re.Match, floor: int):
     # plate (the 2019 format) or a spaced one is never checked for court words, which are
     # as common in accident reports ("사건 당시") as in case citations.
     value = m.group()
+    if "-" in value and _part_number(text, s, e):
+        return None
     if not value[2].isdigit() and " " not in value and near(text, s, e, _COURT_CONTEXT):
         return None
     # old-style plates carry a region name: "서울12가3456", "경기 34나 5678"
     region = _region_before(text, s, floor)
     return (s - region, e) if region else (s, e)
+
+
+def _part_number(text: str, s: int, e: int) -> bool:
+    """True when a plate written with a dash ("33러-9012") is a code's part: "KA-34가-1234"."""
+    return (s > 0 and text[s - 1] in "-_/.") or _LONGER_PART.match(text, e) is not None
+
+
+_LONGER_PART = re.compile(r"[\-_/]\w")
 
 
 def _region_before(text: str, s: int, floor: int) -> int:
@@ -606,10 +616,10 @@ def _region_before(text: str, s: int, floor: int) -> int:
 
 register(Detector(
     "plate", 13,
-    r"(?<![0-9A-Za-z제])(?:\d{1,3}\s?[" + PLATE_LETTERS + r"]\s?\d{4}(?![0-9]|[.,]\d)"
+    r"(?<![0-9A-Za-z제])(?:\d{1,3}\s?[" + PLATE_LETTERS + r"][\s\-]?\d{4}(?![0-9]|[.,]\d)"
     "|" + _SPACED_PLATE + ")" + _UNIT_AFTER,
     "0-9", _accept_plate,
-    "vehicle registration plate (12가 3456, 123가4567, 서울12가3456, 부산 7 라 1290, "
+    "vehicle registration plate (12가 3456, 123가4567, 12가-3456, 서울12가3456, 부산 7 라 1290, "
     "2 8 고 5 5 1 3)",
 ))  # fmt: skip
 

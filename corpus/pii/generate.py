@@ -35,6 +35,7 @@ from corpus.pii.detectors import (
     mail_domain,
 )
 from corpus.pii.kept import public_kind
+from corpus.pii.markup import decode, edits_on_original
 from corpus.pii.particles import final_class
 from corpus.pii.phones import foreign_number
 from corpus.pii.public_pages import (
@@ -619,7 +620,18 @@ class Pseudonymizer:
         return edits, collections.Counter(kept)
 
     def _edits(self, text: str) -> tuple[list[tuple[int, int, str, str]], list[str]]:
-        """`edits`, with the public values kept as a list of their `PUBLIC_KINDS` names."""
+        """`edits`, with the public values kept as a list of their `PUBLIC_KINDS` names.
+
+        A text with HTML character references ("&nbsp;", "&#64;") is read decoded and its
+        edits mapped back onto it (`corpus.pii.markup`)."""
+        decoded = decode(text)
+        if decoded is not None:
+            edits, kept = self._edits_decoded(decoded.text)
+            return edits_on_original(decoded, edits), kept
+        return self._edits_decoded(text)
+
+    def _edits_decoded(self, text: str) -> tuple[list[tuple[int, int, str, str]], list[str]]:
+        """`_edits` of a text with no character references left to decode."""
         folded, found = self.scanner.find_folded(text)
         if not found:
             return [], []

@@ -15,7 +15,9 @@ import re
 from corpus.pii.detector_base import DASH, NA, context_rx, match_span, nb, near
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES, digits_of
 from corpus.pii.written_shapes import (
+    BRACKETED_MIDDLE,
     CARRIER_DIALLED,
+    EMOJI_SEP,
     KOREAN_DIGITS,
     MIXED_WORD_MOBILE,
     MOBILE_HIDING_SEP,
@@ -110,7 +112,8 @@ MOBILE_PATTERN = (
     + "{4}(?![0-9A-Za-z])"
     + r"|" + nb("0") + MIXED_WORD_MOBILE  # "010-칠칠일구-3305"
     + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
-    + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + r"]\s?)[1-9]\d{2,3}(?P=msep)\d{4}" + NA
+    + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + EMOJI_SEP + r"]\ufe0f?\s?)[1-9]\d{2,3}(?P=msep)\d{4}"
+    + NA + r"|" + nb("0") + BRACKETED_MIDDLE
 )  # fmt: skip
 #: Its description.
 MOBILE_DESCRIPTION = (
@@ -169,7 +172,7 @@ def _accept_phone(text: str, m: re.Match, floor: int):
 #: Also with the digits right after the bracket: the trunk "0" people dial at home
 #: ("+44 (0)7911 482 665", "+33 (0)1 42 68 53 09"), an area code ("+1(415)392-7781").
 _INTERNATIONAL = (
-    r"\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:[ .\-]\d{1,8}){2,5}"
+    r"\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}(?:[ .\-]?\(\d{1,4}\))?(?:(?: ?-)?[ .\-]\d{1,8}){2,5}"
     r"(?![0-9]|[.,]\d)|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{7,14}(?![0-9])"
     r"|\+(?<![0-9A-Za-z]\+)(?!82)[1-9]\d{0,2}[ .\-]?\(\d{1,4}\)\s?\d{1,8}(?:[ .\-]\d{1,8}){1,5}"
     r"(?![0-9]|[.,]\d)"
@@ -199,13 +202,16 @@ _TRUNK = "(0)"
 #: "00" then one of these and a separator ("0086-139-…", "0049 176 …") may be a number
 #: dialled abroad (a serial's "0012 …" or "0037 …" names no country) ...
 DIALLED_COUNTRY = re.compile(
-    r"00(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[146]|9[0-58]|85[2356]|886)[ .\-]"
+    r"00[ .\-]?(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[146]|9[0-58]|85[2356]|886)[ .\-]"
 )
 #: ... and is one when a country or "abroad" is named near it ("중국에서 쓰는 번호는 0086-…",
 #: "독일 번호 0049 …"): without a phone word or one of these, "제품 0044 20 …" is a serial.
 _ABROAD_CONTEXT = context_rx(
     r"해외|국제|외국|현지|중국|일본|미국|영국|독일|프랑스|호주|캐나다|베트남|태국|필리핀"
     r"|러시아|이탈리아|스페인|인도|홍콩|대만|싱가포르|말레이시아|뉴질랜드|브라질|멕시코"
+    # the cities a relative or a friend abroad is named by ("도쿄 친척집 00 81 3 …")
+    r"|도쿄|오사카|후쿠오카|베이징|상하이|칭다오|뉴욕|시애틀|런던|파리|베를린|시드니|토론토|밴쿠버"
+    r"|하노이|호치민|방콕|마닐라|[Ll][Aa](?![A-Za-z])|로스앤젤레스|샌프란시스코|하와이"
 )
 
 

@@ -40,7 +40,7 @@ from corpus.pii.detectors import (
 from corpus.pii.phones import WORD_PHONE_HINT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_STARTS, fold, needs_fold
-from corpus.pii.written_shapes import HASH_AT, MIXED_WORD_GATE, MOBILE_HIDING_SEP
+from corpus.pii.written_shapes import EMOJI_SEP, HASH_AT, MIXED_WORD_GATE, MOBILE_HIDING_SEP
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
 _WIDE = "_wide"
@@ -149,9 +149,13 @@ _DIGIT_GATE = (
     + PLATE_LETTERS
     + r"~\u318d\u00b7\u2022"
     + MOBILE_HIDING_SEP
-    + r"]?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
+    + EMOJI_SEP  # "010🐶3158🐶7742", a variation selector after it or not
+    + r"]?+\ufe0f?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
     + "|"
     + MIXED_WORD_GATE  # "010-칠칠일구-3305"
+    + r"|[0-9]{0,2}+\s?+["
+    + PLATE_LETTERS
+    + r"]-\d"  # a plate with a dash: "33러-9012"
     + r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])|(?<=[로길동리가]\n[0-9])"
 )

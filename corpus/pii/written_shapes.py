@@ -57,6 +57,15 @@ MIXED_WORD_MOBILE = (
 MIXED_WORD_GATE = r"1[016789]\s?+[" + DASHES + DASH_LOOKALIKES + r"]?+\s?+[" + KOREAN_DIGITS + "]"
 
 
+#: An emoji between the groups of a mobile number, the same twice ("010🐶3158🐶7742",
+#: "010⭐…⭐…"): pictographs, symbols and dingbats, as the ranges of a character class (the
+#: phone pattern allows a variation selector after it).
+EMOJI_SEP = "\U0001f300-\U0001faff\u2600-\u27bf\u2b00-\u2bff"
+#: The middle group of a mobile number in brackets: "010(9183)4476", "010 (2846) 5512";
+#: after the prefix's "0" (the detector puts `nb("0")` before it).
+BRACKETED_MIDDLE = r"1[016789]\s?\(\s?[1-9]\d{2,3}\s?\)\s?\d{4}(?![0-9])"
+
+
 def mixed_korean_digits(value: str) -> bool:
     """True when a phone number has a digit written as a Korean word ("010-칠칠일구-…")."""
     return any(c in KOREAN_DIGITS for c in value)

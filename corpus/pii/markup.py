@@ -1,0 +1,151 @@
+"""Issue #24, fifth blind set: values with HTML character references left in them.
+
+Text copied out of a web page or a mail often keeps its markup's character references:
+``010&nbsp;-&nbsp;2740&nbsp;-&nbsp;6815``, ``id&#64;daum.net``, ``송정동 17-8&nbsp;해오름빌라``.
+The detectors are written for the characters, not their references, so a text holding
+any of the common references is read decoded (`decode`): ``&nbsp;`` is a space, ``&#64;``
+an "@", ``&amp;`` "&", ``&lt;``/``&gt;``/``&quot;``/``&apos;`` theirs and ``&#NN;``/``&#xNN;``
+the character they number. Every decoded character remembers the slice of the original
+it came from, so a span found in the decoded text is mapped onto the original
+(`Decoded.span`), and a pseudonym is written back with the same references where its
+characters are those of the original (`Decoded.encode`): the text around keeps its look
+and a second pass reads the pseudonym the same way.
+
+Only a text with an "&" and a reference pattern after it is decoded (one substring test
+per text otherwise), as `corpus.pii.width` folds only a text with full-width forms.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: The references decoded: the common named ones and any numeric one.
+_ENTITY = re.compile(r"&(?:(nbsp|amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_NAMED = {"nbsp": " ", "amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+#: Characters a numeric reference is not decoded to: controls but tab and newline, the
+#: surrogates (not characters) and what lies past Unicode.
+_NO_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+
+
+#: The webmail hosts whose dot is typed as a comma ("id@naver,com"), by their first label.
+_WEBMAIL = r"(?:naver|gmail|daum|hanmail|nate|kakao|hotmail|outlook|yahoo|icloud)"
+#: A host after a written-out "@": labels and a top-level domain ("naver.com", "korea.ac.kr").
+_HOST_AFTER = r"(?=[A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,24}(?![A-Za-z0-9\-]))"
+#: Characters written in place of a value's own, to keep it from harvesters, each read as
+#: the character it stands for, by the literal that must be in the text first:
+#: "-at-" and "(a)" for "@" between an id and a host ("dkpark-at-naver.com",
+#: "sol.lee(a)daum.net"); "(.)" or "[.]" for the dot of a host ("blog(.)naver(.)com/ID");
+#: a space before the dot of a platform's ".com/" ("instagram .com/ID"); a comma for the
+#: dot of a webmail host after its "@" ("id@naver,com").
+_STAND_INS = (
+    ("-at-", re.compile(r"(?<=[A-Za-z0-9])(-at-)" + _HOST_AFTER), "@"),
+    ("(a)", re.compile(r"(?<=[A-Za-z0-9])(\(a\))" + _HOST_AFTER), "@"),
+    ("(.)", re.compile(r"(?<=[A-Za-z0-9])(\(\.\))(?=[A-Za-z0-9])"), "."),
+    ("[.]", re.compile(r"(?<=[A-Za-z0-9])(\[\.\])(?=[A-Za-z0-9])"), "."),
+    (" .", re.compile(r"(?<=[A-Za-z0-9])( \.)(?=(?:com|net|me|tv|be|io)/)"), "."),
+    ("@", re.compile(r"@" + _WEBMAIL + r"(,)(?=(?:com|net)(?![A-Za-z0-9\-]))"), "."),
+)
+
+
+def _readings(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, character) of each reference or stand-in to read, in text order."""
+    out = []
+    if "&" in text:
+        for m in _ENTITY.finditer(text):
+            ch = _char(m)
+            if ch is not None:
+                out.append((m.start(), m.end(), ch))
+    for literal, rx, ch in _STAND_INS:
+        if literal in text:
+            out += [(m.start(1), m.end(1), ch) for m in rx.finditer(text)]
+    if len(out) > 1:
+        out.sort()
+        kept = [out[0]]
+        for r in out[1:]:
+            if r[0] >= kept[-1][1]:
+                kept.append(r)
+        out = kept
+    return out
+
+
+def _char(m: re.Match) -> str | None:
+    """The character a reference stands for, or None when it is not one to decode."""
+    if m.group(1):
+        return _NAMED[m.group(1)]
+    code = int(m.group(2), 10) if m.group(2) else int(m.group(3), 16)
+    if code > 0x10FFFF:
+        return None
+    ch = chr(code)
+    if ch == "\u00a0":
+        return " "  # "&#160;" is "&nbsp;"
+    return None if _NO_CHAR.match(ch) else ch
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A text with its references decoded, and where each decoded character came from.
+
+    ``text``: the decoded text; ``starts[i]``/``ends[i]``: the slice of the original that
+    its character ``i`` was read from (one character, or a whole reference).
+    """
+
+    original: str
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original's slice of the decoded text's ``[start, end)`` (`end` > `start`)."""
+        return self.starts[start], self.ends[end - 1]
+
+    def encode(self, start: int, end: int, new: str) -> str:
+        """`new`, the pseudonym of decoded ``[start, end)``, with the original's references.
+
+        Of the same length as the value, by position: a character that came from a
+        reference and that the pseudonym keeps (a separator) is written as that
+        reference again. Of another length (an address): each character that a
+        reference stood for in the value is written as that reference.
+        """
+        pieces = [self.original[self.starts[i] : self.ends[i]] for i in range(start, end)]
+        value = self.text[start:end]
+        if len(new) == len(value):
+            return "".join(
+                p if p != v and n == v else n for n, v, p in zip(new, value, pieces, strict=True)
+            )
+        refs = {v: p for v, p in zip(value, pieces, strict=True) if p != v and not v.isalnum()}
+        return "".join(refs.get(n, n) for n in new) if refs else new
+
+
+def decode(text: str) -> Decoded | None:
+    """`text` with its references and stand-ins read, or None when it has none."""
+    readings = _readings(text)
+    if not readings:
+        return None
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for s, e, ch in readings:
+        out.append(text[pos:s])
+        starts.extend(range(pos, s))
+        ends.extend(range(pos + 1, s + 1))
+        out.append(ch)
+        starts.append(s)
+        ends.append(e)
+        pos = e
+    out.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return Decoded(text, "".join(out), tuple(starts), tuple(ends))
+
+
+def edits_on_original(
+    decoded: Decoded, edits: list[tuple[int, int, str, str]]
+) -> list[tuple[int, int, str, str]]:
+    """Edits of the decoded text as edits of the original (offsets, references kept)."""
+    out = []
+    for s, e, kind, new in edits:
+        start, end = decoded.span(s, e)
+        out.append((start, end, kind, decoded.encode(s, e, new)))
+    return out
