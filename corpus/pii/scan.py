@@ -150,12 +150,10 @@ _DIGIT_GATE = (
     + r"~\u318d\u00b7\u2022"
     + MOBILE_HIDING_SEP
     + EMOJI_SEP  # "010🐶3158🐶7742", a variation selector after it or not
-    + r"]?+\ufe0f?+\s?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
+    # a dash after a plate's syllable ("33러-9012"): the class holds the dash, so it is apart
+    + r"]?+\ufe0f?+\s?+-?+(?:\d|[(\[]?[음양]력|도\s?\d)"  # "80년도 5월"
     + "|"
     + MIXED_WORD_GATE  # "010-칠칠일구-3305"
-    + r"|[0-9]{0,2}+\s?+["
-    + PLATE_LETTERS
-    + r"]-\d"  # a plate with a dash: "33러-9012"
     + r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])|(?<=[로길동리가]\n[0-9])"
 )
