@@ -190,3 +190,40 @@ def test_scanners_agree_on_the_new_shapes():
     fast, plain = Scanner(), Scanner(fast=False)
     for text in ("010🐱5527🐱1094", "58머-4471 차량", "010(7264)3318 로"):
         assert fast.find(text) == plain.find(text)
+
+
+# --- address tails (the lead, after P5) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a hall as the building, and a 호실 unit
+        ("빈소: 창원시 용호동 71-4 한빛장례식장 3호실", "용호동 71-4 한빛장례식장 3호실"),
+        ("예식 장소: 둔산동 1180 그랜드컨벤션 5층", "둔산동 1180 그랜드컨벤션 5층"),
+        # a branch with spaces around its dash, then a unit or a spaced 동/호
+        ("주소 알려드려요 망원동 204 - 6, 201호 입니다", "망원동 204 - 6, 201호"),
+        ("배송 잠실동 38 -2 한강하이츠 102 동 803 호로", "잠실동 38 -2 한강하이츠 102 동 803 호"),
+        # a phase number in a complex's name: "… 2차 1203호"
+        ("사무실: 구로동 182-13 대륭타워 2차 1104호 / 평일만", "구로동 182-13 대륭타워 2차 1104호"),
+        # a unit in English, a bracketed floor, a unit after a floor with a spoken ending
+        ("Address: 서교동 331-9 Unit 4C, Mapo-gu", "서교동 331-9 Unit 4C"),
+        ("새로 연 공방 합정동 47-2(3층) 이에요", "합정동 47-2(3층)"),
+        ("모임 장소 대흥동 15-8 2층 201호임", "대흥동 15-8 2층 201호"),
+    ],
+)
+def test_address_tails_of_the_fifth_set(text, value):
+    _replaced(text, value, "address")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "결승골로 1 - 0 승리를 거뒀다",  # a score after 로, with a spaced dash
+        "지하철 2호선 3호차에서 내리세요",  # a line and a car, not a unit
+        "공주 송산리 6호분 발굴 보고서",  # a tomb
+        "회의는 3층 대회의실에서 합니다",  # a floor with no address
+    ],
+)
+def test_tail_look_alikes_stay(text):
+    _unchanged(text)

@@ -53,6 +53,7 @@ BUILDING_WORDS = (
     r"|주공|연립|상가|기숙사|타워|센터|프라자|플라자|스퀘어|파크|하우스|원룸|주택"
     r"|다세대|다가구|주상복합|건물|고시원|고시텔|레지던스|팰리스|빌리지|하임|마을|빌(?![가-힣])"
     r"|힐스|힐(?![가-힣])|더샵|뷰(?![가-힣])|시티|스위트|센트럴|포레스트|써밋|위브|더퍼스트"
+    r"|장례식장|예식장|웨딩홀|컨벤션"
 )
 #: The letter of a block ("A동", "나동", "에이동", "비동"): a Latin letter, a letter spelled in
 #: Hangul (에이 비 씨 디), or one of the syllables 가나다라마바사 that villas letter blocks with.
@@ -70,19 +71,24 @@ _COMMA = r"[,、]?"
 _BUILDING_NAME = (
     r"(?:" + _COMMA + r"\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}"
     r"(?:" + BUILDING_WORDS + r")"
-    r"(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")동)?"
+    r"(?:\s?\d{1,2}차(?=\s?\d))?"
+    r"(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")\s?동)?"
     r"(?=\s?" + _BELOW + r"[A-Za-z]?\d))?"
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
-UNIT_HO = r"호(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였요]|예요))"
+UNIT_HO = r"호실?(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였요임야]|예요))"
 #: A unit may carry a letter: "B01호" (a basement unit), "A동 302호", "B1층".
 _UNIT = (
     r"(?:(?:[A-Za-z]?\d{1,4}|"
     + _BLOCK_LETTER
-    + r")동\s?)?"
+    + r")\s?동\s?)?"
     + _BELOW
-    + r"[A-Za-z]?\d{1,5}"
+    + r"[A-Za-z]?\d{1,5}\s?"
     + UNIT_HO
+)
+#: A unit written in English after a lot ("726-51 Unit 3B", "Apt. 302", "Suite 1201", "#402").
+_LATIN_UNIT = (
+    r"(?:Unit|UNIT|Apt\.?|APT\.?|Suite|Room|Rm\.?|#)\s?[A-Za-z]?\d{1,4}[A-Za-z]?(?![A-Za-z0-9])"
 )
 #: The name of an apartment or building with no building word, between the lot number and
 #: its "N동 N호" (both: a name alone before a floor or a 호 is too often a shop or a word):
@@ -90,7 +96,7 @@ _UNIT = (
 _NAMED_COMPLEX = (
     r"(?:" + _COMMA + r"\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}"
     r"(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9})?"
-    r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")동\s?[A-Za-z]?\d{1,5}" + UNIT_HO + r")"
+    r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")\s?동\s?[A-Za-z]?\d{1,5}\s?" + UNIT_HO + r")"
     r"|" + NAMED_BUILDING_BEFORE_FLOOR + r")?"
 )
 #: A floor: "3층", "지하2층", "B1층", spaced "1 층", or Latin "2F", "B1F"; a shop's Latin-lettered
@@ -113,14 +119,21 @@ _UNITS_AND_LOT = (
     + _LONE_BLOCK
     + r"|\s?"
     + LONE_NUMBERED_BLOCK
+    + r"|\s?\("
+    + _FLOOR
+    + r"\)|"
+    + _COMMA
+    + r"\s"
+    + _LATIN_UNIT
     + r")*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
-_ADDRESS_TAIL = re.compile(r"(?:-\d{1,4})?(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
+_SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d))?"
+_ADDRESS_TAIL = re.compile(_SPACED_BRANCH + r"(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
 #: The same with a building before the floor or unit; tried only with a building word near
 #: (its name part backtracks, and most house numbers have no building after them).
 _ADDRESS_TAIL_BUILDING = re.compile(
-    r"(?:-\d{1,4})?(?:\s?번지)?" + _BUILDING_NAME + _NAMED_COMPLEX + _UNITS_AND_LOT
+    _SPACED_BRANCH + r"(?:\s?번지)?" + _BUILDING_NAME + _NAMED_COMPLEX + _UNITS_AND_LOT
 )
 #: A tail that only an address has (see the module docstring).
 _STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
