@@ -11,7 +11,13 @@ reads its digits, but it stays as written and is counted under its kind:
 * ``reference_page``: a page of a reference, standards or documentation site
   (`REFERENCE_HOSTS`: ``doi.org``, ``rfc-editor.org``, ``w3.org``, ``iso.org``,
   ``developer.mozilla.org`` …; a host starting ``docs.``/``download.``), whose path
-  names no one (`PERSONAL_PATH`);
+  names no one (`PERSONAL_PATH`); on any other site that is not a person's (not a
+  platform, a code host or a blog: `PERSONAL_HOSTS`), a documentation, registry or Q&A
+  page by its first path segment (``kubernetes.io/docs/…``, ``nodejs.org/api/…``,
+  ``crates.io/crates/…``, ``stackoverflow.com/questions/…``) or its release
+  (``…/en/3.0.x/…``), a store's page of an app, a game or an official image
+  (`STORE_PAGES`), or a link pattern with its value left out (``youtube.com/watch?v=``)
+  (issue #24's fifth blind set);
 * ``institution_page``: a page on a public institution's host (`INSTITUTION_DOMAINS`:
   ``….go.kr``, ``….ac.kr``, ``….or.kr``, ``….mil.kr``, ``….re.kr``, ``korea.kr``), a
   masked one too (``www.○○.go.kr/minwon``), whose path names no one: a professor's or a
@@ -40,7 +46,7 @@ import re
 from corpus.pii.institutions import ACCOUNT_OWNER_WORD
 from corpus.pii.places import KNOWN_UNITS, NOT_UNITS
 from corpus.pii.validators import global_ip
-from corpus.pii.written_shapes import SUBDOMAIN_HOSTS
+from corpus.pii.written_shapes import LINK_HOSTS, SUBDOMAIN_HOSTS
 
 # --- the parts of a URL ---------------------------------------------------------------
 
@@ -160,12 +166,93 @@ SHARED_DOCS = frozenset(("docs.google.com",))
 
 def reference_page(value: str) -> bool:
     """True when the URL `value` is a page of a reference or documentation site
-    (`REFERENCE_HOSTS`, `REFERENCE_PREFIXES`) whose path names no one."""
+    (`REFERENCE_HOSTS`, `REFERENCE_PREFIXES`) whose path names no one, or, on any site
+    that is not a person's, a documentation, registry, Q&A or app-store page or an empty
+    link pattern (`site_reference_page`)."""
     host, path = split_url(value)
     host = host.lower()
     if "@" in host or ":" in host or host in SHARED_DOCS:
         return False  # user information or a port before the path: not a plain page
     if not (_under(host, REFERENCE_HOSTS) or _plain_host(host).startswith(REFERENCE_PREFIXES)):
+        return site_reference_page(host, path)
+    return PERSONAL_PATH.search(path) is None
+
+
+#: Sites whose every path is an account, a person's post or a person's repository (with
+#: the platforms of `ACCOUNT_HOSTS`): a code host (``github.com/OWNER/REPO`` names an account, by
+#: policy: docs/pii.md), a writers' platform whose posts are under ``@ID``, a link-in-bio
+#: page. A documentation-like word in such a path ("github.com/hong/docs") is the
+#: person's own folder.
+PERSONAL_HOSTS = frozenset(
+    (*LINK_HOSTS, "github.com", "gist.github.com", "gitlab.com", "bitbucket.org",
+     "codeberg.org", "velog.io", "medium.com", "brunch.co.kr", "youtu.be", "naver.me")
+)  # fmt: skip
+#: The first path segment of a documentation, registry or Q&A page, after at most two
+#: segments of a language (``/en/``, ``/ko-kr/``) or a version (``/3.0.x/``, ``/v2/``,
+#: ``/stable/``): ``kubernetes.io/docs/…``, ``nodejs.org/api/fs.html``,
+#: ``pytorch.org/get-started/locally``, ``flask.palletsprojects.com/en/3.0.x/quickstart/``,
+#: ``crates.io/crates/serde``, ``www.npmjs.com/package/…``, ``stackoverflow.com/questions/…``.
+#: A project's manual is written for everyone; a question page is about the question.
+_DOC_PATH = re.compile(
+    r"/(?:(?:(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?|v?\d+(?:\.(?:\d+|x))*"
+    r"|latest|stable|current)/){0,2}"
+    r"(?:docs?|documentation|api|apis|reference|references|manual|manuals|guides?|tutorials?"
+    r"|get-?started|getting-started|quick-?start|install(?:ation)?|handbook|learn|crates"
+    r"|packages?|questions|library)(?=[/?#.]|$)",
+    re.IGNORECASE,
+)
+#: A manual's versioned path: a language maybe, then a release (``/en/3.1.x/…``,
+#: ``/ko/latest/…``, ``/stable/…``, ``/2.4/…``), as a project publishes each release's
+#: manual; a person's page has no release in its path.
+_VERSIONED_PATH = re.compile(
+    r"/(?:(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?/)?"
+    r"(?:v?\d+\.(?:\d+|x)(?:\.(?:\d+|x))*|latest|stable)/",
+    re.IGNORECASE,
+)
+#: Stores and registries whose page of an app, a game or an official image is not under a
+#: documentation-like word: the host, then the regex its path starts with. A developer's or
+#: a user's page there (``…/store/apps/dev?id=…``, ``hub.docker.com/r/USER/…``,
+#: ``steamcommunity.com/id/…``) is not listed, and stays replaced.
+STORE_PAGES = {
+    "play.google.com": re.compile(r"/store/apps/details(?=[/?#]|$)"),
+    "apps.apple.com": re.compile(r"(?:/[a-z]{2})?/app/"),
+    "store.steampowered.com": re.compile(r"/app/\d"),
+    "hub.docker.com": re.compile(r"/_/"),  # the official images; /r/USER/ is an account's
+    "chromewebstore.google.com": re.compile(r"/detail/"),
+    "marketplace.visualstudio.com": re.compile(r"/items\?itemName="),
+    "addons.mozilla.org": re.compile(r"(?:/[a-z]{2}(?:-[A-Z]{2})?)?/firefox/addon/"),
+}
+#: An app's package name in a store's query ("?id=com.example.app"): the app, not a user
+#: (a query ``id=`` is otherwise read as a person's, `PERSONAL_PATH`).
+_APP_ID = re.compile(r"(?<=[?&])id=[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+(?=[&#]|$)")
+#: A link pattern with its value left out, as a text explains it ("www.youtube.com/watch?v=
+#: 뒤에 붙는 11자리", "search.naver.com/search.naver?query="): an endpoint, then keys with
+#: empty values. With the value it names a video or a search, and is the page's to judge.
+_EMPTY_LINK = re.compile(
+    r"/(?:watch|results|search|embed|view|read|redirect|share)(?:\.[a-z]{2,5})?"
+    r"(?:[?&][A-Za-z_][A-Za-z0-9_]*=)+",
+    re.IGNORECASE,
+)
+
+
+def site_reference_page(host: str, path: str) -> bool:
+    """True when the page `path` of the lower-case `host` names no one on a site that is
+    not a person's (`PERSONAL_HOSTS`, a blog's subdomain or a handle-like name): a
+    documentation, registry or Q&A page (`_DOC_PATH`, `_VERSIONED_PATH`), a store's page
+    of an app, a game or an official image (`STORE_PAGES`), or an empty link pattern
+    (`_EMPTY_LINK`). A path that names someone (`PERSONAL_PATH`: ``/@ID``, ``/users/…``,
+    ``?id=…``) is never one."""
+    plain = _plain_host(host)
+    if not path.strip("/?#") or _personal_site(plain) or example_domain(plain):
+        return False  # an example domain's page is `example_url`'s, counted as one
+    if _EMPTY_LINK.fullmatch(path):
+        return True  # on a platform too: "www.youtube.com/watch?v=" names no video
+    if plain in PERSONAL_HOSTS or plain in ACCOUNT_HOSTS:
+        return False
+    store = STORE_PAGES.get(plain)
+    if store is not None and store.match(path):
+        return PERSONAL_PATH.search(_APP_ID.sub("", path)) is None
+    if _DOC_PATH.match(path) is None and _VERSIONED_PATH.match(path) is None:
         return False
     return PERSONAL_PATH.search(path) is None
 

