@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.pii.generate import Pseudonymizer
-from corpus.pii.public_pages import reference_page
+from corpus.pii.public_pages import reference_page, section_number, ssh_remote
 from corpus.pii.scan import Scanner
 
 PZ = Pseudonymizer(seed=5)
@@ -118,3 +118,61 @@ def test_a_link_pattern_with_its_value_left_out_is_kept():
 )  # fmt: skip
 def test_a_video_or_a_channel_with_its_id_is_replaced(url):
     assert _replaced(f"제 영상 {url} 봐주세요") == [(url, "url")]
+
+
+# --- a code host's SSH remote ---------------------------------------------------------------
+
+
+def test_a_git_ssh_remote_is_no_e_mail():
+    text = "원격 저장소는 git@gitlab.com:hanbit-team/notes.git 로 추가하세요."
+    assert [s.type for s in SCANNER.find(text)] == []
+    assert _kept(text) == {}
+    assert ssh_remote("git", "git@bitbucket.org:team/app.git", len("git@bitbucket.org"))
+
+
+@pytest.mark.parametrize(
+    ("text", "mail"),
+    [("메일은 git@hanbitmail.com 으로 주세요", "git@hanbitmail.com"),  # no ":" after the host
+     ("minho77@gitlab.com:22 로 접속", "minho77@gitlab.com"),  # a person's login
+     ("연락: git@hanbit.co.kr: 언제든", "git@hanbit.co.kr")],  # a colon, then a space
+)  # fmt: skip
+def test_an_address_next_to_a_colon_is_still_an_e_mail(text, mail):
+    assert _replaced(text) == [(mail, "email")]
+
+
+# --- section numbers and numbers said not to be IPs -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["자세한 내용은 규격서 5.2.17.3절을 보세요",
+     "KS 표준 2.11.4.6 항목에 정의되어 있다",
+     "조항 7.1.3.2 에 따라 처리한다",
+     "명세서 4.12.8.1항 '입력 검증' 참고",
+     "6.3.21.4 단락의 예시를 따르세요",
+     "8.16.23.42 는 IP처럼 보이지만 그냥 일련번호다",
+     "21.7.33.5 은 아이피 같지만 좌표 표기다"],
+)  # fmt: skip
+def test_a_section_number_or_a_number_said_not_to_be_an_ip_is_no_ip(text):
+    assert [s.type for s in SCANNER.find(text)] == []
+    assert _kept(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "ip"),
+    [("접속 IP 5.2.17.3 에서 로그인 시도", "5.2.17.3"),  # the label wins over 절 words
+     ("서버 주소는 61.77.23.145 절대 공유 금지", "61.77.23.145"),  # 절대, not 절
+     ("규격서 확인 후 접속 IP 58.29.114.7 차단", "58.29.114.7"),
+     ("로그인 기록 112.175.4.19 은 제 IP 주소입니다", "112.175.4.19"),
+     ("211.48.6.97 장비에서 접속", "211.48.6.97")],  # 장비, not 장
+)  # fmt: skip
+def test_an_ip_next_to_section_or_ip_words_is_still_replaced(text, ip):
+    assert _replaced(text) == [(ip, "ip")]
+
+
+def test_section_number_reads_the_words_around_the_number():
+    text = "표준 3.9.12.4 참조"
+    s = text.index("3.")
+    assert section_number(text, s, s + len("3.9.12.4"))
+    text = "IP 3.9.12.4 참조"
+    assert not section_number(text, 3, 3 + len("3.9.12.4"))

@@ -35,8 +35,11 @@ reads its digits, but it stays as written and is counted under its kind:
   alone (``부산 블로그``), a person word (``제 공식 블로그``, ``비공식``) or a word between
   the name and the platform (``서울시 맛집 블로그``) is no such evidence.
 
-`version_number` is the IP detector's test for a four-part version number (``cuDNN
-8.9.7.29``, ``펌웨어 5.12.0.204(C00E200R1P1)``), which has the shape of an IPv4 address.
+`not_an_ip` is the IP detector's test for a dotted number with the shape of an IPv4
+address that is none: a four-part version number (`version_number`: ``cuDNN 8.9.7.29``,
+``펌웨어 5.12.0.204(C00E200R1P1)``), a section of a document (`section_number`: ``규격서
+3.4.12.1절``), a number the text says only looks like one. `ssh_remote` is the e-mail
+detector's test for a code host's SSH remote (``git@github.com:org/project.git``).
 """
 
 from __future__ import annotations
@@ -432,3 +435,67 @@ def version_number(text: str, start: int, end: int) -> bool:
     if _PRODUCT_BEFORE.search(text, max(0, start - 16), start):
         return True
     return _BUILD_AFTER.match(text, end) is not None
+
+
+# --- section numbers and numbers said not to be addresses -----------------------------------
+
+#: Right after a dotted number: the unit of a document it numbers ("3.4.12.1절", "…항",
+#: "…조", "…장", "…단락", "…항목"), maybe with a particle ("…절을", "…단락의"), not the
+#: rest of a word ("…장비", "…조회", "…절대").
+_SECTION_AFTER = re.compile(
+    r"\s?(?:절|항목?|조|장|단락|번\s?항목)(?:은|는|이|가|의|에|에서|을|를|으로|로|과|와)?(?![가-힣])"
+)
+#: A document a few words before the number: a specification, a standard, a clause
+#: ("규격서 3.4.12.1", "KS 표준 2.1.3.4", "조항 4.2.1.7", "§ 5.1.2.3", "Section 7.2.1.4").
+_SECTION_BEFORE = re.compile(
+    r"(?:규격서?|표준(?:서|안)?|조항|명세서|사양서|설명서|매뉴얼|지침서?|규정|목차|[Ss]ection|§)"
+    r"[^\n.]{0,4}$"
+)
+#: After the number, the text says it only looks like an address: "… 는 IP처럼 보이지만",
+#: "…은 IP 주소가 아니라", "…도 아이피 같지만".
+_NOT_AN_IP_AFTER = re.compile(
+    r"\s?(?:은|는|이|가|도)?\s?(?:IP|아이피)\s?(?:주소)?\s?"
+    r"(?:처럼|같(?:지만|아\s?보이|이\s?보이)|(?:가|이|는)\s?아니|로\s?보이지만|인\s?줄)"
+)
+
+
+def section_number(text: str, start: int, end: int) -> bool:
+    """True when the dotted number text[start:end] (an IPv4 shape) numbers a section of a
+    document: a section unit right after it (``규격서 3.4.12.1절``) or a document word just
+    before it (``표준 2.1.3.4``). An address label right before it wins: ``접속 IP
+    3.4.12.1`` is an address."""
+    if _IP_LABEL.search(text, max(0, start - 12), start):
+        return False
+    if _SECTION_AFTER.match(text, end):
+        return True
+    return _SECTION_BEFORE.search(text, max(0, start - 12), start) is not None
+
+
+def not_an_ip(text: str, start: int, end: int) -> bool:
+    """True when the IPv4-shaped number text[start:end] is no address: a four-part version
+    (`version_number`), a section number (`section_number`), or a number the text itself
+    says only looks like one (``3.14.15.92 는 IP처럼 보이지만 원주율 …``)."""
+    if version_number(text, start, end) or section_number(text, start, end):
+        return True
+    if text.find("IP", end, end + 6) < 0 and text.find("아이피", end, end + 8) < 0:
+        return False  # the common case: no address word right after the number
+    return _NOT_AN_IP_AFTER.match(text, end) is not None
+
+
+# --- a code host's SSH remote -----------------------------------------------------------------
+
+#: The shared account of a code host's SSH remote: "git@github.com:org/project.git",
+#: "git@gitlab.com:team/app.git", "hg@bitbucket.org:…". Everyone's clone uses it: the
+#: local part is the service's, not a person's, so it is no e-mail address.
+SSH_SERVICE_USERS = frozenset(("git", "hg", "gitea", "forgejo"))
+
+
+def ssh_remote(local: str, text: str, end: int) -> bool:
+    """True when the e-mail-shaped text ending at `end` with local part `local` is an SSH
+    remote of a code host: a service account (`SSH_SERVICE_USERS`), the host, then ``:``
+    and a path (``git@github.com:org/project.git``); a person's login stays an address."""
+    return (
+        local.lower() in SSH_SERVICE_USERS
+        and text[end : end + 1] == ":"
+        and text[end + 1 : end + 2] not in ("", " ", "\n")
+    )
