@@ -176,3 +176,31 @@ def test_section_number_reads_the_words_around_the_number():
     assert section_number(text, s, s + len("3.9.12.4"))
     text = "IP 3.9.12.4 참조"
     assert not section_number(text, 3, 3 + len("3.9.12.4"))
+
+
+# --- an animal's date of birth --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["23년 9월 4일생 아기 고양이 두 마리 분양합니다.",
+     "22년 12월 30일생 새끼 강아지들 입양처 구해요",
+     "24년 3월 18일생 수컷 송아지 한 마리",
+     "23년 7월 7일생 말티즈 남아, 접종 완료",
+     "21년 5월 20일생 유기견이라 사람을 조금 무서워해요",
+     "2023년 10월 2일생 치즈색 고양이 보호 중"],
+)  # fmt: skip
+def test_an_animal_s_birth_is_no_person_s(text):
+    assert [s.type for s in SCANNER.find(text)] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [("23년 9월 4일생 아기 이름은 서윤이에요", "23년 9월 4일"),  # a human baby
+     ("저희 딸은 22년 12월 30일생 아기예요", "22년 12월 30일"),
+     ("1988년 6월 11일생 소견서 발급", "1988년 6월 11일"),  # 소견, not 견
+     ("91년 2월 17일생 고양이 집사입니다", "91년 2월 17일"),  # a cat's keeper
+     ("85년 4월 9일생 강아지 엄마예요", "85년 4월 9일")],
+)  # fmt: skip
+def test_a_human_baby_s_or_an_animal_keeper_s_birth_is_still_a_birth(text, date):
+    assert _replaced(text) == [(date, "birth_date")]

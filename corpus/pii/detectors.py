@@ -24,7 +24,7 @@ from corpus.pii.birthdates import (
     birth_date_valid,
     birth_record,
     corrected_birth,
-    is_cutoff,
+    cutoff_or_animal,
     lifespan,
     one_person_month,
     registered_birth,
@@ -657,8 +657,8 @@ def _accept_birth(text: str, m: re.Match, floor: int):
             before in RECORD_OR_CORRECTION
             and (birth_record(text, s, e) or corrected_birth(text, s))
         )
-    ) or is_cutoff(text, s, e):
-        return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
+    ) or cutoff_or_animal(text, s, e):
+        return None  # "1980년 1월 1일생 이후", a cut-off; "…일생 아기 고양이", a kitten's
     if not birth_date_valid(m.group()) or not one_person_month(text, m.group(), e):
         return None
     return s - year_apostrophe(text, s, e, floor), e
