@@ -204,3 +204,27 @@ def test_an_animal_s_birth_is_no_person_s(text):
 )  # fmt: skip
 def test_a_human_baby_s_or_an_animal_keeper_s_birth_is_still_a_birth(text, date):
     assert _replaced(text) == [(date, "birth_date")]
+
+
+# --- a public building's new address in its move notice --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["시립미술관 이전 안내: 새 주소는 예술공원로 27, 재개관은 3월입니다.",
+     "구민회관 임시 이전 공지 - 바뀐 주소: 서울 강서구 화곡로 302",
+     "○○보건소 신축 이전 알림 새 주소 한빛로 45"],
+)  # fmt: skip
+def test_an_institution_s_new_address_in_its_move_notice_is_kept(text):
+    assert _kept(text) == {"institution_address": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["저희 가족 이사 안내: 새 주소는 예술공원로 27 입니다.",  # a family's move
+     "시립미술관 근처로 이사 안내: 새 주소는 예술공원로 27",  # near the institution
+     "한빛대학교 기숙사 이전 안내: 새 주소는 예술공원로 27",  # a residence
+     "구민회관 이전 안내: 제 새 주소는 예술공원로 27"],  # a person's own
+)  # fmt: skip
+def test_a_person_s_new_address_is_still_replaced(text):
+    assert [t for _, t in _replaced(text)] == ["address"]
