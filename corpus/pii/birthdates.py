@@ -281,6 +281,33 @@ def is_cutoff(text: str, s: int, e: int) -> bool:
     return _COHORT_BEFORE.search(text, max(0, s - 5), s) is not None
 
 
+#: An animal right after the 생 of a date, maybe after 아기/새끼/암컷/수컷 and a colour: the
+#: litter of an adoption post ("24년 1월 15일생 아기 고양이 세 마리"), a calf, a foal, a
+#: breed, a 반려견/유기묘. "…일생 아기" alone is a human baby, and stays a birth, and so
+#: is its keeper ("…일생 고양이 집사", "…일생 강아지 엄마").
+_ANIMAL_AFTER = re.compile(
+    r"\s?[생쌩](?:인|의|이고|이며)?\s?(?:(?:아기|애기|새끼|꼬마|암컷|수컷|암|수|[가-힣]{1,2}색|"
+    r"[가-힣]{1,3}무늬)\s?){0,2}"
+    r"(?:고양이|강아지|냥이|냥|댕댕이|멍멍이|새끼|송아지|망아지|병아리|토끼|햄스터|기니피그|고슴도치"
+    r"|앵무새|거북이|(?:반려|유기|보호|구조|안내|대형|중형|소형|새끼|진도|풍산)[견묘]|자견|자묘"
+    r"|푸들|말티즈|포메(?:라니안)?|비숑|치와와|웰시코기|시바견?|진돗개|리트리버|코숏|러시안\s?블루"
+    r"|먼치킨|페르시안|랙돌|스코티시\s?폴드|브리티시\s?숏헤어|뱅갈|샴)(?:들|이|가|은|는|을|를|와|과|\s|$|[,.!])"
+    r"(?!\s?(?:집사|주인|보호자|엄마|아빠|맘|대디|키우|기르))"  # a person who keeps one
+)
+
+
+def animal_birth(text: str, e: int) -> bool:
+    """True when the date ending at `e` is followed by 생 and an animal (`_ANIMAL_AFTER`):
+    a kitten's or a puppy's birth in an adoption or sale post names no person."""
+    return text.find("생", e, e + 3) >= 0 and _ANIMAL_AFTER.match(text, e) is not None
+
+
+def cutoff_or_animal(text: str, s: int, e: int) -> bool:
+    """True when the date `text[s:e]`, though next to 생, is no one person's birth: a
+    cut-off (`is_cutoff`) or an animal's birth (`animal_birth`)."""
+    return is_cutoff(text, s, e) or animal_birth(text, e)
+
+
 def short_year(value: str) -> bool:
     """True for a ``NN년`` date with a two-digit year ("63년 9월", "6 9 년", "7O년")."""
     k = value.translate(_CJK_DATE).find("년", 0, 5)

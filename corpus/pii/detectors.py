@@ -24,7 +24,7 @@ from corpus.pii.birthdates import (
     birth_date_valid,
     birth_record,
     corrected_birth,
-    is_cutoff,
+    cutoff_or_animal,
     lifespan,
     one_person_month,
     registered_birth,
@@ -49,7 +49,7 @@ from corpus.pii.phones import (
     PHONE_PATTERN,
     accept_any_phone,
 )
-from corpus.pii.public_pages import version_number
+from corpus.pii.public_pages import not_an_ip, ssh_remote
 from corpus.pii.validators import (
     brn_ok,
     crn_ok,
@@ -145,6 +145,8 @@ def _accept_email(text: str, m: re.Match, floor: int):
     if local.startswith(".") or ".." in m.group():
         return None
     s, e = match_span(m)
+    if ssh_remote(local, text, e):
+        return None  # "git@github.com:org/project.git": a code host's shared SSH account
     if at in _WORD_AT:  # also an English (or Korean) word: a webmail domain, or a mail word
         if word_at_prose(local, text, s):
             return None  # "Big Data at naver.com scale": a title
@@ -297,8 +299,8 @@ def _accept_ipv4(text: str, m: re.Match, floor: int):
     if len(value) == 7:
         return None  # 1.2.3.4: list numbering far more often than an address (or a public DNS)
     s, e = match_span(m)
-    if version_number(text, s, e):
-        return None  # a four-part version number ("버전 1.1.5.1", "cuDNN 8.9.7.29")
+    if not_an_ip(text, s, e):
+        return None  # a version or section number ("버전 1.1.5.1", "규격서 3.4.12.1절")
     return s, e
 
 
@@ -665,8 +667,8 @@ def _accept_birth(text: str, m: re.Match, floor: int):
             before in RECORD_OR_CORRECTION
             and (birth_record(text, s, e) or corrected_birth(text, s))
         )
-    ) or is_cutoff(text, s, e):
-        return None  # is_cutoff: "1980년 1월 1일생 이후", a cut-off date
+    ) or cutoff_or_animal(text, s, e):
+        return None  # "1980년 1월 1일생 이후", a cut-off; "…일생 아기 고양이", a kitten's
     if not birth_date_valid(m.group()) or not one_person_month(text, m.group(), e):
         return None
     return s - year_apostrophe(text, s, e, floor), e

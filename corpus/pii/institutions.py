@@ -80,14 +80,26 @@ _BRANCH = (
     r"\s(?:" + _MASK + r")?[가-힣A-Za-z0-9]{0,8}"
     r"(?:관|캠퍼스|청사|지원|지청|분원|분관|지부|지사|본부|출장소|사무소|센터|실|과|팀)"
 )
+#: A notice of the institution's move or opening between its name and its address
+#: ("도립도서관 이전 안내: 새 주소는 …", "구청 임시청사 이전 공지 - 주소 …", "보건소 신축 이전
+#: 알림"): the notice is the institution's, and so is the address it gives.
+_NOTICE = (
+    r"(?:\s?(?:(?:청사\s?)?(?:이전|이사|신축|임시|개관|재개관|확장)\s?){1,2}(?:안내|공지|알림|소식)"
+    r"(?:문|드립니다|합니다)?)?"
+)
+#: The address said to be new, moved or changed: "새 주소는", "바뀐 주소:", "이전한 주소".
+_NEW = r"(?:(?:새|신|바뀐|변경된|옮긴|이전한|이전된|이전할)\s?)?"
 #: What may stand between the name and the address: up to two branches, a subject or topic
 #: particle (an encyclopedia's "…구청은 서울 … 에 있다"), then spaces, "(", ":", ",", a dash,
 #: a slash and the words 주소/소재지/위치/찾아오시는 길, then masked units ("○○시 ", "강원 ○○시 "),
 #: which a notice writes before the road and the detector leaves out of the span. A word
 #: such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's address.
+_SEP_WORD = (
+    r"[\s(:：,\-–—―/|]|" + _NEW + r"주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?"
+    r"|(?:찾아\s?)?오시는\s?길"
+)
 _INSTITUTION_SEP = (
-    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?"
-    r"(?P<sep>(?:[\s(:：,\-–—―/|]|주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?|(?:찾아\s?)?오시는\s?길)*)"
+    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?" + _NOTICE + r"(?P<sep>(?:" + _SEP_WORD + r")*)"
     r"(?:(?:" + _PROVINCE + r")\s(?=" + _MASK + r"))?"
     r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
 )
@@ -115,7 +127,8 @@ def institution_address(text: str, start: int, end: int) -> bool:
     The institution's name directly before the address (`INSTITUTION_WORD`, then at most
     two halls or branches and a separator: "서울특별시청(서울 중구 세종대로 110)", "국회
     주소 서울특별시 …", "서울중앙지방법원: 서울 서초구 …", "…공단 ○○지부: ○○시 …",
-    "…공사 ○○지역본부 — 경남 …") makes it a public building's address, which names no
+    "…공사 ○○지역본부 — 경남 …", a move notice: "도립도서관 이전 안내: 새 주소는 …")
+    makes it a public building's address, which names no
     one: it is kept, with its building, floor and room tail (a bare unit right after the
     bracketed address too). Not when someone lives there: a dormitory or residence word
     near it, a residence or nearness word after it ("…에 살아요", "… 근처"), or a record

@@ -35,7 +35,8 @@ PUBLIC_KINDS = {
     "institution_phone": "a public institution's own number after its name and a label or "
     "desk: ○○구청 민원과 문의 02-…",
     "reference_page": "a page of a reference or documentation site: https://doi.org/10.…, "
-    "docs.python.org/3/…",
+    "docs.python.org/3/…; a documentation, registry, Q&A or store page of any site not a "
+    "person's: kubernetes.io/docs/…, crates.io/crates/…, play.google.com/store/apps/details?…",
     "non_global_ip": "an IP address that is not global: 127.0.0.1, 192.168.0.1, 2001:db8::1, "
     "also as a URL's host: http://127.0.0.1:8000",
     "institution_page": "a page on a public institution's host naming no one: "

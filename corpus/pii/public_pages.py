@@ -11,7 +11,13 @@ reads its digits, but it stays as written and is counted under its kind:
 * ``reference_page``: a page of a reference, standards or documentation site
   (`REFERENCE_HOSTS`: ``doi.org``, ``rfc-editor.org``, ``w3.org``, ``iso.org``,
   ``developer.mozilla.org`` …; a host starting ``docs.``/``download.``), whose path
-  names no one (`PERSONAL_PATH`);
+  names no one (`PERSONAL_PATH`); on any other site that is not a person's (not a
+  platform, a code host or a blog: `PERSONAL_HOSTS`), a documentation, registry or Q&A
+  page by its first path segment (``kubernetes.io/docs/…``, ``nodejs.org/api/…``,
+  ``crates.io/crates/…``, ``stackoverflow.com/questions/…``) or its release
+  (``…/en/3.0.x/…``), a store's page of an app, a game or an official image
+  (`STORE_PAGES`), or a link pattern with its value left out (``youtube.com/watch?v=``)
+  (issue #24's fifth blind set);
 * ``institution_page``: a page on a public institution's host (`INSTITUTION_DOMAINS`:
   ``….go.kr``, ``….ac.kr``, ``….or.kr``, ``….mil.kr``, ``….re.kr``, ``korea.kr``), a
   masked one too (``www.○○.go.kr/minwon``), whose path names no one: a professor's or a
@@ -29,8 +35,11 @@ reads its digits, but it stays as written and is counted under its kind:
   alone (``부산 블로그``), a person word (``제 공식 블로그``, ``비공식``) or a word between
   the name and the platform (``서울시 맛집 블로그``) is no such evidence.
 
-`version_number` is the IP detector's test for a four-part version number (``cuDNN
-8.9.7.29``, ``펌웨어 5.12.0.204(C00E200R1P1)``), which has the shape of an IPv4 address.
+`not_an_ip` is the IP detector's test for a dotted number with the shape of an IPv4
+address that is none: a four-part version number (`version_number`: ``cuDNN 8.9.7.29``,
+``펌웨어 5.12.0.204(C00E200R1P1)``), a section of a document (`section_number`: ``규격서
+3.4.12.1절``), a number the text says only looks like one. `ssh_remote` is the e-mail
+detector's test for a code host's SSH remote (``git@github.com:org/project.git``).
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ import re
 from corpus.pii.institutions import ACCOUNT_OWNER_WORD
 from corpus.pii.places import KNOWN_UNITS, NOT_UNITS
 from corpus.pii.validators import global_ip
-from corpus.pii.written_shapes import SUBDOMAIN_HOSTS
+from corpus.pii.written_shapes import LINK_HOSTS, SUBDOMAIN_HOSTS
 
 # --- the parts of a URL ---------------------------------------------------------------
 
@@ -160,12 +169,93 @@ SHARED_DOCS = frozenset(("docs.google.com",))
 
 def reference_page(value: str) -> bool:
     """True when the URL `value` is a page of a reference or documentation site
-    (`REFERENCE_HOSTS`, `REFERENCE_PREFIXES`) whose path names no one."""
+    (`REFERENCE_HOSTS`, `REFERENCE_PREFIXES`) whose path names no one, or, on any site
+    that is not a person's, a documentation, registry, Q&A or app-store page or an empty
+    link pattern (`site_reference_page`)."""
     host, path = split_url(value)
     host = host.lower()
     if "@" in host or ":" in host or host in SHARED_DOCS:
         return False  # user information or a port before the path: not a plain page
     if not (_under(host, REFERENCE_HOSTS) or _plain_host(host).startswith(REFERENCE_PREFIXES)):
+        return site_reference_page(host, path)
+    return PERSONAL_PATH.search(path) is None
+
+
+#: Sites whose every path is an account, a person's post or a person's repository (with
+#: the platforms of `ACCOUNT_HOSTS`): a code host (``github.com/OWNER/REPO`` names an account, by
+#: policy: docs/pii.md), a writers' platform whose posts are under ``@ID``, a link-in-bio
+#: page. A documentation-like word in such a path ("github.com/hong/docs") is the
+#: person's own folder.
+PERSONAL_HOSTS = frozenset(
+    (*LINK_HOSTS, "github.com", "gist.github.com", "gitlab.com", "bitbucket.org",
+     "codeberg.org", "velog.io", "medium.com", "brunch.co.kr", "youtu.be", "naver.me")
+)  # fmt: skip
+#: The first path segment of a documentation, registry or Q&A page, after at most two
+#: segments of a language (``/en/``, ``/ko-kr/``) or a version (``/3.0.x/``, ``/v2/``,
+#: ``/stable/``): ``kubernetes.io/docs/…``, ``nodejs.org/api/fs.html``,
+#: ``pytorch.org/get-started/locally``, ``flask.palletsprojects.com/en/3.0.x/quickstart/``,
+#: ``crates.io/crates/serde``, ``www.npmjs.com/package/…``, ``stackoverflow.com/questions/…``.
+#: A project's manual is written for everyone; a question page is about the question.
+_DOC_PATH = re.compile(
+    r"/(?:(?:(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?|v?\d+(?:\.(?:\d+|x))*"
+    r"|latest|stable|current)/){0,2}"
+    r"(?:docs?|documentation|api|apis|reference|references|manual|manuals|guides?|tutorials?"
+    r"|get-?started|getting-started|quick-?start|install(?:ation)?|handbook|learn|crates"
+    r"|packages?|questions|library)(?=[/?#.]|$)",
+    re.IGNORECASE,
+)
+#: A manual's versioned path: a language maybe, then a release (``/en/3.1.x/…``,
+#: ``/ko/latest/…``, ``/stable/…``, ``/2.4/…``), as a project publishes each release's
+#: manual; a person's page has no release in its path.
+_VERSIONED_PATH = re.compile(
+    r"/(?:(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?/)?"
+    r"(?:v?\d+\.(?:\d+|x)(?:\.(?:\d+|x))*|latest|stable)/",
+    re.IGNORECASE,
+)
+#: Stores and registries whose page of an app, a game or an official image is not under a
+#: documentation-like word: the host, then the regex its path starts with. A developer's or
+#: a user's page there (``…/store/apps/dev?id=…``, ``hub.docker.com/r/USER/…``,
+#: ``steamcommunity.com/id/…``) is not listed, and stays replaced.
+STORE_PAGES = {
+    "play.google.com": re.compile(r"/store/apps/details(?=[/?#]|$)"),
+    "apps.apple.com": re.compile(r"(?:/[a-z]{2})?/app/"),
+    "store.steampowered.com": re.compile(r"/app/\d"),
+    "hub.docker.com": re.compile(r"/_/"),  # the official images; /r/USER/ is an account's
+    "chromewebstore.google.com": re.compile(r"/detail/"),
+    "marketplace.visualstudio.com": re.compile(r"/items\?itemName="),
+    "addons.mozilla.org": re.compile(r"(?:/[a-z]{2}(?:-[A-Z]{2})?)?/firefox/addon/"),
+}
+#: An app's package name in a store's query ("?id=com.example.app"): the app, not a user
+#: (a query ``id=`` is otherwise read as a person's, `PERSONAL_PATH`).
+_APP_ID = re.compile(r"(?<=[?&])id=[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+(?=[&#]|$)")
+#: A link pattern with its value left out, as a text explains it ("www.youtube.com/watch?v=
+#: 뒤에 붙는 11자리", "search.naver.com/search.naver?query="): an endpoint, then keys with
+#: empty values. With the value it names a video or a search, and is the page's to judge.
+_EMPTY_LINK = re.compile(
+    r"/(?:watch|results|search|embed|view|read|redirect|share)(?:\.[a-z]{2,5})?"
+    r"(?:[?&][A-Za-z_][A-Za-z0-9_]*=)+",
+    re.IGNORECASE,
+)
+
+
+def site_reference_page(host: str, path: str) -> bool:
+    """True when the page `path` of the lower-case `host` names no one on a site that is
+    not a person's (`PERSONAL_HOSTS`, a blog's subdomain or a handle-like name): a
+    documentation, registry or Q&A page (`_DOC_PATH`, `_VERSIONED_PATH`), a store's page
+    of an app, a game or an official image (`STORE_PAGES`), or an empty link pattern
+    (`_EMPTY_LINK`). A path that names someone (`PERSONAL_PATH`: ``/@ID``, ``/users/…``,
+    ``?id=…``) is never one."""
+    plain = _plain_host(host)
+    if not path.strip("/?#") or _personal_site(plain) or example_domain(plain):
+        return False  # an example domain's page is `example_url`'s, counted as one
+    if _EMPTY_LINK.fullmatch(path):
+        return True  # on a platform too: "www.youtube.com/watch?v=" names no video
+    if plain in PERSONAL_HOSTS or plain in ACCOUNT_HOSTS:
+        return False
+    store = STORE_PAGES.get(plain)
+    if store is not None and store.match(path):
+        return PERSONAL_PATH.search(_APP_ID.sub("", path)) is None
+    if _DOC_PATH.match(path) is None and _VERSIONED_PATH.match(path) is None:
         return False
     return PERSONAL_PATH.search(path) is None
 
@@ -345,3 +435,67 @@ def version_number(text: str, start: int, end: int) -> bool:
     if _PRODUCT_BEFORE.search(text, max(0, start - 16), start):
         return True
     return _BUILD_AFTER.match(text, end) is not None
+
+
+# --- section numbers and numbers said not to be addresses -----------------------------------
+
+#: Right after a dotted number: the unit of a document it numbers ("3.4.12.1절", "…항",
+#: "…조", "…장", "…단락", "…항목"), maybe with a particle ("…절을", "…단락의"), not the
+#: rest of a word ("…장비", "…조회", "…절대").
+_SECTION_AFTER = re.compile(
+    r"\s?(?:절|항목?|조|장|단락|번\s?항목)(?:은|는|이|가|의|에|에서|을|를|으로|로|과|와)?(?![가-힣])"
+)
+#: A document a few words before the number: a specification, a standard, a clause
+#: ("규격서 3.4.12.1", "KS 표준 2.1.3.4", "조항 4.2.1.7", "§ 5.1.2.3", "Section 7.2.1.4").
+_SECTION_BEFORE = re.compile(
+    r"(?:규격서?|표준(?:서|안)?|조항|명세서|사양서|설명서|매뉴얼|지침서?|규정|목차|[Ss]ection|§)"
+    r"[^\n.]{0,4}$"
+)
+#: After the number, the text says it only looks like an address: "… 는 IP처럼 보이지만",
+#: "…은 IP 주소가 아니라", "…도 아이피 같지만".
+_NOT_AN_IP_AFTER = re.compile(
+    r"\s?(?:은|는|이|가|도)?\s?(?:IP|아이피)\s?(?:주소)?\s?"
+    r"(?:처럼|같(?:지만|아\s?보이|이\s?보이)|(?:가|이|는)\s?아니|로\s?보이지만|인\s?줄)"
+)
+
+
+def section_number(text: str, start: int, end: int) -> bool:
+    """True when the dotted number text[start:end] (an IPv4 shape) numbers a section of a
+    document: a section unit right after it (``규격서 3.4.12.1절``) or a document word just
+    before it (``표준 2.1.3.4``). An address label right before it wins: ``접속 IP
+    3.4.12.1`` is an address."""
+    if _IP_LABEL.search(text, max(0, start - 12), start):
+        return False
+    if _SECTION_AFTER.match(text, end):
+        return True
+    return _SECTION_BEFORE.search(text, max(0, start - 12), start) is not None
+
+
+def not_an_ip(text: str, start: int, end: int) -> bool:
+    """True when the IPv4-shaped number text[start:end] is no address: a four-part version
+    (`version_number`), a section number (`section_number`), or a number the text itself
+    says only looks like one (``3.14.15.92 는 IP처럼 보이지만 원주율 …``)."""
+    if version_number(text, start, end) or section_number(text, start, end):
+        return True
+    if text.find("IP", end, end + 6) < 0 and text.find("아이피", end, end + 8) < 0:
+        return False  # the common case: no address word right after the number
+    return _NOT_AN_IP_AFTER.match(text, end) is not None
+
+
+# --- a code host's SSH remote -----------------------------------------------------------------
+
+#: The shared account of a code host's SSH remote: "git@github.com:org/project.git",
+#: "git@gitlab.com:team/app.git", "hg@bitbucket.org:…". Everyone's clone uses it: the
+#: local part is the service's, not a person's, so it is no e-mail address.
+SSH_SERVICE_USERS = frozenset(("git", "hg", "gitea", "forgejo"))
+
+
+def ssh_remote(local: str, text: str, end: int) -> bool:
+    """True when the e-mail-shaped text ending at `end` with local part `local` is an SSH
+    remote of a code host: a service account (`SSH_SERVICE_USERS`), the host, then ``:``
+    and a path (``git@github.com:org/project.git``); a person's login stays an address."""
+    return (
+        local.lower() in SSH_SERVICE_USERS
+        and text[end : end + 1] == ":"
+        and text[end + 1 : end + 2] not in ("", " ", "\n")
+    )
