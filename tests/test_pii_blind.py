@@ -1,14 +1,15 @@
 """The blind hand-labelled sets of issue #24 (tests/fixtures/pii/blind.jsonl, blind2.jsonl,
-blind3.jsonl, blind4.jsonl) are well formed, and the detectors hold what the fixes reached
-on them.
+blind3.jsonl, blind4.jsonl, blind5.jsonl) are well formed, and the detectors hold what the
+fixes reached on them.
 
 Each set was written from the issue's descriptions by helpers that had not read the
 detectors (nor, for the later ones, the earlier sets or docs/pii.md), so its first run is
 a blind figure (docs/pii.md; the third set's negatives were run before its positives were
 written). Its misses were then read to write the rules of the fixes, so it is no longer
-blind; the floors below are what the fixed detectors reach (every gold span found, every
-replaced span right, no negative changed but those the policy replaces, the public values
-kept and counted), so a change that loses any of it fails here. The other tests check that
+blind; the floors below are what the fixed detectors reach (every gold span found but the
+two of blind5 named in `SETS`, every replaced span right, no negative changed but those the
+policy replaces, the public values kept and counted), so a change that loses any of it
+fails here. The other tests check that
 each file says what it means: every line is a labelled sentence, forms are known, every
 value occurs in its text, negatives carry none, and the evaluator reads it and counts the
 gold spans that `load` finds.
@@ -33,7 +34,11 @@ FIXTURES = Path(__file__).parent / "fixtures" / "pii"
 #: non-global IPs, reference pages, institutions' numbers and pages, example domains,
 #: official accounts), and the negatives the policy replaces on purpose (blind3 and blind4:
 #: ``github.com/python/cpython``, a code host's account; blind4: a public revenue account,
-#: replaced like every account number; docs/pii.md).
+#: replaced like every account number; blind5: two organisations' GitHub repositories;
+#: docs/pii.md), and the gold spans still missed on purpose (blind5: a lot dictated with
+#: "다시" for its dash, "상동 547 다시 2 3층", and a birth date in Korean numerals, "팔구년
+#: 유월 십일일": each the only one of its shape in five sets, left for want of a rule that
+#: would not read ordinary words).
 SETS = {
     "blind": {"path": FIXTURES / "blind.jsonl", "per_form": 20, "negatives": 80,
               "kept": {"public_host": 3}, "policy_changed": 0},
@@ -48,6 +53,10 @@ SETS = {
                         "service_number": 11, "non_global_ip": 21, "reference_page": 8,
                         "institution_page": 2, "example_address": 2, "official_account": 5},
                "policy_changed": 2},
+    "blind5": {"path": FIXTURES / "blind5.jsonl", "per_form": 30, "negatives": 400,
+               "kept": {"public_host": 12, "reference_page": 17, "example_address": 5,
+                        "institution_address": 3, "service_number": 3},
+               "policy_changed": 2, "missed": {"address_tail": 1, "birth_two_digit": 1}},
 }  # fmt: skip
 #: What the detectors reach after the fixes of issue #24 (docs/pii.md, "A blind set").
 RECALL_FLOOR = 1.0
@@ -133,7 +142,8 @@ def test_the_evaluator_counts_the_gold_spans_that_load_finds(results, name):
 @pytest.mark.parametrize("form", list(FORMS))
 def test_each_form_meets_the_floors_reached_after_the_fixes(results, name, form):
     row = results[name][form]
-    assert row["found"] >= RECALL_FLOOR * row["gold"], (form, row)
+    missed = SETS[name].get("missed", {}).get(form, 0)
+    assert row["found"] >= RECALL_FLOOR * row["gold"] - missed, (form, row)
     assert row["correct"] >= PRECISION_FLOOR * row["replaced"], (form, row)
 
 

@@ -227,3 +227,19 @@ def test_address_tails_of_the_fifth_set(text, value):
 )
 def test_tail_look_alikes_stay(text):
     _unchanged(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("봉천동88-123 살 때 얘기임", "봉천동88-123"),
+        ("신림동 1422-105살던 집 기억나", "신림동 1422-105"),
+    ],
+)
+def test_a_lot_before_the_verb_live_is_no_age(text, value):
+    _replaced(text, value, "address")
+
+
+@pytest.mark.parametrize("text", ["아이들은 3-5살 정도예요", "2-3 살 차이", "10-15살 대상"])
+def test_an_age_range_stays(text):
+    _unchanged(text)

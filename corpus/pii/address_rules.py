@@ -37,6 +37,10 @@ from corpus.pii.written_shapes import (
 #: dash ("622", "47-89"), the dash also the jamo look-alike ㅡ ("2018ㅡ6"), and a letter O
 #: read for a 0 between digits ("6O7-3", an OCR or typing slip; a copy written with 0 is
 #: the same value, `corpus.pii.copies.key_of`).
+#: 살 of an age ("3-5살"), a counter after a number (`corpus.pii.detectors`), but not after a
+#: lot's branch of three or four digits ("봉천동88-123 살 때": the verb "live"; no age has
+#: three digits after a dash).
+AGE = r"(?<!-[0-9]{3})(?<!-[0-9]{3}\s)(?<!-[0-9]{4})(?<!-[0-9]{4}\s)살"
 LOT_REST = r"\d{0,4}(?:[Oo]\d{1,3})?(?:[-\u3161]\d{1,4}(?:[Oo]\d{1,2})?)?"
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"

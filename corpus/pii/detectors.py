@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from corpus.pii.address_rules import LOT_REST, accept_address
+from corpus.pii.address_rules import AGE, LOT_REST, accept_address
 from corpus.pii.birthdates import (
     RECORD_OR_CORRECTION,
     birth_context,
@@ -630,8 +630,9 @@ register(Detector(
 #: A number followed by a counter word is a quantity ("충돌로 2명"), not a house number; nor
 #: is the number of a tomb, a reactor or a line ("송산리 1호분", "5호기", "2호선").
 _COUNTERS = (
-    r"명|개|년|월|일|회|번(?!지)|호[분기선]|차|위|세|살|%|억|만|천|원|시|분|초|배|점|권|건|대|종|여|평"
-    r"|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|미터|킬로|센티|톤|리터|kg|km|cm|mm|m\b"
+    r"명|개|년|월|일|회|번(?!지)|호[분기선]|차|위|세|" + AGE + r"|%|억|만|천|원|시|분|초|배|점|권"
+    r"|건|대|종|여|평|마리|편|곡|골|승|패|척|량|장|곳|군데|채|가지|번째|미터|킬로|센티|톤|리터|kg"
+    r"|km|cm|mm|m\b"
 )
 #: ... attached ("2명") or written apart as a word of its own ("9 대 9", "1500 km").
 _COUNTER_AFTER = r"(?!(?:" + _COUNTERS + r")|\s(?:" + _COUNTERS + r")(?![가-힣]))"
