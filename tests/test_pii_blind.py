@@ -7,7 +7,7 @@ detectors (nor, for the later ones, the earlier sets or docs/pii.md), so its fir
 a blind figure (docs/pii.md; the third set's negatives were run before its positives were
 written). Its misses were then read to write the rules of the fixes, so it is no longer
 blind; the floors below are what the fixed detectors reach (every gold span found but the
-two of blind5 named in `SETS`, every replaced span right, no negative changed but those the
+four of blind5 named in `SETS`, every replaced span right, no negative changed but those the
 policy replaces, the public values kept and counted), so a change that loses any of it
 fails here. The other tests check that
 each file says what it means: every line is a labelled sentence, forms are known, every
@@ -38,7 +38,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "pii"
 #: docs/pii.md), and the gold spans still missed on purpose (blind5: a lot dictated with
 #: "다시" for its dash, "상동 547 다시 2 3층", and a birth date in Korean numerals, "팔구년
 #: 유월 십일일": each the only one of its shape in five sets, left for want of a rule that
-#: would not read ordinary words).
+#: would not read ordinary words; "-at-" for "@" and a space before ".com/", left out of
+#: `corpus.pii.markup` for the cost of a search of every text).
 SETS = {
     "blind": {"path": FIXTURES / "blind.jsonl", "per_form": 20, "negatives": 80,
               "kept": {"public_host": 3}, "policy_changed": 0},
@@ -56,7 +57,9 @@ SETS = {
     "blind5": {"path": FIXTURES / "blind5.jsonl", "per_form": 30, "negatives": 400,
                "kept": {"public_host": 12, "reference_page": 17, "example_address": 5,
                         "institution_address": 3, "service_number": 3},
-               "policy_changed": 2, "missed": {"address_tail": 1, "birth_two_digit": 1}},
+               "policy_changed": 2,
+               "missed": {"address_tail": 1, "birth_two_digit": 1, "written_email": 1,
+                          "bare_host": 1}},
 }  # fmt: skip
 #: What the detectors reach after the fixes of issue #24 (docs/pii.md, "A blind set").
 RECALL_FLOOR = 1.0
