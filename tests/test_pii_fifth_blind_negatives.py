@@ -14,23 +14,18 @@ import pytest
 from corpus.pii.generate import Pseudonymizer
 from corpus.pii.public_pages import reference_page, section_number, ssh_remote
 from corpus.pii.scan import Scanner
+from tests.pii_checks import kept_kinds, replaced_values
 
 PZ = Pseudonymizer(seed=5)
 SCANNER = Scanner()
 
 
 def _kept(text: str) -> dict:
-    """The kept kinds of `text`, asserting that nothing in it was replaced."""
-    out, spans, kept = PZ.apply_counted(text)
-    assert out == text and spans == [], (text, out)
-    return dict(kept)
+    return kept_kinds(PZ, text)
 
 
 def _replaced(text: str) -> list[tuple[str, str]]:
-    """The (value, type) replaced in `text`, asserting that nothing was kept."""
-    out, spans, kept = PZ.apply_counted(text)
-    assert not kept, (text, kept)
-    return [(text[s.start : s.end], s.type) for s in spans]
+    return replaced_values(PZ, text)
 
 
 # --- documentation, registry and Q&A pages on any site ---------------------------------------
