@@ -126,6 +126,13 @@ def birth_date_valid(value: str) -> bool:
     return 1900 <= int(y) <= 2099 and is_calendar_date(int(y), int(mo), int(d))
 
 
+def _sentence_start(text: str, lo: int, s: int) -> int:
+    """Where the sentence holding position `s` starts, read back no further than `lo`."""
+    for b in _SENTENCE_END.finditer(text, lo, s):
+        lo = b.end()
+    return lo
+
+
 def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     """True when a birth word or label says the date `text[s:e]` is a date of birth.
 
@@ -147,8 +154,7 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     # the label must be in the same sentence; most dates have none in the 20 characters
     # before them at all, and then none in the sentence's part of them either
     if _BIRTH_LABEL.search(text, lo, s) is not None:
-        for b in _SENTENCE_END.finditer(text, lo, s):
-            lo = b.end()
+        lo = _sentence_start(text, lo, s)
         if _BIRTH_LABEL.search(text, lo, s) is not None:
             return True
         if _LABEL_LINE.search(text, max(0, s - 20), s) is not None:
@@ -401,9 +407,7 @@ def corrected_birth(text: str, s: int) -> bool:
         return False  # nearly every date
     if _CORRECTION_BEFORE.search(text, max(0, s - 7), s) is None:
         return False
-    lo = max(0, s - _CORRECTION_REACH)
-    for b in _SENTENCE_END.finditer(text, lo, s):
-        lo = b.end()
+    lo = _sentence_start(text, max(0, s - _CORRECTION_REACH), s)
     label = _BIRTH_LABEL.search(text, lo, s)
     if label is None:
         return False
@@ -451,9 +455,7 @@ def registered_birth(text: str, s: int, e: int) -> bool:
     """
     if text[e : e + 1] not in "로으 " or _REGISTERED_AS.match(text, e) is None:
         return False  # nearly every date
-    lo = max(0, s - 20)
-    for b in _SENTENCE_END.finditer(text, lo, s):
-        lo = b.end()
+    lo = _sentence_start(text, max(0, s - 20), s)
     word = _REGISTRY_WORD.search(text, lo, s)
     if word is None:
         return False

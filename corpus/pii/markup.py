@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from corpus.pii.written_shapes import WEBMAIL
+
 #: The references decoded: the common named ones and any numeric one.
 _ENTITY = re.compile(r"&(?:(nbsp|amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
 _NAMED = {"nbsp": " ", "amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
@@ -31,8 +33,6 @@ _NAMED = {"nbsp": " ", "amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'
 _NO_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 
 
-#: The webmail hosts whose dot is typed as a comma ("id@naver,com"), by their first label.
-_WEBMAIL = r"(?:naver|gmail|daum|hanmail|nate|kakao|hotmail|outlook|yahoo|icloud)"
 #: A host after a written-out "@": labels and a top-level domain ("naver.com", "korea.ac.kr").
 _HOST_AFTER = r"(?=[A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,24}(?![A-Za-z0-9\-]))"
 #: Characters written in place of a value's own, to keep it from harvesters, each read as
@@ -47,7 +47,7 @@ _HOST_AFTER = r"(?=[A-Za-z0-9][A-Za-z0-9\-]*(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,24
 _STAND_INS = (
     ("(a)", re.compile(r"(?<=[A-Za-z0-9])(\(a\))" + _HOST_AFTER), "@"),
     ("(.)", re.compile(r"(?<=[A-Za-z0-9])(\(\.\))(?=[A-Za-z0-9])"), "."),
-    ("@", re.compile(r"@" + _WEBMAIL + r"(,)(?=(?:com|net)(?![A-Za-z0-9\-]))"), "."),
+    ("@", re.compile(r"@" + WEBMAIL + r"(,)(?=(?:com|net)(?![A-Za-z0-9\-]))"), "."),
 )
 
 

@@ -17,6 +17,7 @@ from corpus.pii.validators import DASH_LOOKALIKES, DASHES, digits_of
 from corpus.pii.written_shapes import (
     BRACKETED_MIDDLE,
     CARRIER_DIALLED,
+    DASH_OR_SPACE,
     EMOJI_SEP,
     KOREAN_DIGITS,
     MIXED_WORD_MOBILE,
@@ -50,10 +51,7 @@ WORD_PHONE_HINT = (
     + f"?{_DW}{{3}}"
 )
 _WORD_MOBILE = _WORD_MOBILE_HEAD + _WORD_SEP + f"?{_DW}{{3,4}}" + _WORD_SEP + f"?{_DW}{{4}}"
-_STRICT_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
-_WORD_LANDLINE = (
-    _WORD_AREA_HEAD + _STRICT_WORD_SEP + f"{_DW}{{3,4}}" + _STRICT_WORD_SEP + f"{_DW}{{4}}"
-)
+_WORD_LANDLINE = _WORD_AREA_HEAD + DASH_OR_SPACE + f"{_DW}{{3,4}}" + DASH_OR_SPACE + f"{_DW}{{4}}"
 #: The capital letter O or small o typed for 0 ("O1O-6243-8851", "o1o 2847 6619", "O7O-…"),
 #: before a separated number: not after a letter or digit (a model code "XO1O").
 _O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"

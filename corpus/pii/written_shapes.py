@@ -44,13 +44,15 @@ MOBILE_HIDING_SEP = "*_"
 #: source: `corpus.pii.phones` reads them from here).
 KOREAN_DIGITS = "공영일이삼사오육륙칠팔구"
 _MIXED_DIGIT = f"[0-9{KOREAN_DIGITS}]"
-_DASH_OR_SPACE = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
+#: Between the groups of a number read out or mixed: a dash (spaces around it or not) or a
+#: space; one source for `corpus.pii.phones`' landline read out.
+DASH_OR_SPACE = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s)"
 #: A mobile prefix in digits, then groups of which one at least is read out in Korean:
 #: "010-칠칠일구-3305", "010 8823 사일구공" (the all-digit form is the detector's own).
 #: It starts with its literal "1" (the detector puts `nb("0")` before it).
 MIXED_WORD_MOBILE = (
-    r"1[016789]" + _DASH_OR_SPACE + r"(?=[0-9]{0,4}" + _DASH_OR_SPACE + r"?[0-9]{0,4}"
-    r"[" + KOREAN_DIGITS + r"])" + _MIXED_DIGIT + "{3,4}" + _DASH_OR_SPACE
+    r"1[016789]" + DASH_OR_SPACE + r"(?=[0-9]{0,4}" + DASH_OR_SPACE + r"?[0-9]{0,4}"
+    r"[" + KOREAN_DIGITS + r"])" + _MIXED_DIGIT + "{3,4}" + DASH_OR_SPACE
     + _MIXED_DIGIT + "{4}(?!" + _MIXED_DIGIT + ")"
 )  # fmt: skip
 #: The scan's digit gate for `MIXED_WORD_MOBILE`, from the character after its "0".
@@ -137,18 +139,19 @@ def personal_site_host(host_path: str) -> re.Pattern:
 
 # --- e-mail --------------------------------------------------------------------------
 
-#: Webmail hosts by their first label, as people name them without the dot.
-_WEBMAIL = r"(?:naver|gmail|daum|hanmail|nate|kakao|hotmail|outlook|yahoo|icloud)"
+#: Webmail hosts by their first label, as people name them without the dot (also
+#: `corpus.pii.markup`'s comma for the dot: "id@naver,com").
+WEBMAIL = r"(?:naver|gmail|daum|hanmail|nate|kakao|hotmail|outlook|yahoo|icloud)"
 #: "#" typed for "@" before a webmail host ("sol.kim#naver.com (#을 @로 바꿔서)"): a hashtag
 #: is never followed by a mail host and its dot. Written at its "#" (the scan's hint too).
-HASH_AT = r"#(?=" + _WEBMAIL + r"\.)"
+HASH_AT = r"#(?=" + WEBMAIL + r"\.)"
 #: A dot in brackets ("hanmail [.] net"), as `corpus.pii.detectors.EMAIL_DOT` reads
 #: "[dot]", and a dot with a space after it before a common TLD ("naver. com").
 BRACKET_DOT = r"\s?[(\[{<]\s?\.\s?[)\]}>]\s?"
 SPACE_AFTER_DOT = r"\.\s(?=(?:com|net|org|kr|co\.kr)(?![A-Za-z0-9\-]))"
 #: A webmail host with a space for its dot: "tmdgus95 at naver com".
-SPACED_WEBMAIL = _WEBMAIL + r"\s(?:com|net)(?![A-Za-z0-9\-])"
-_SPACED_WEBMAIL = re.compile(r"(" + _WEBMAIL + r")\s(com|net)$")
+SPACED_WEBMAIL = WEBMAIL + r"\s(?:com|net)(?![A-Za-z0-9\-])"
+_SPACED_WEBMAIL = re.compile(r"(" + WEBMAIL + r")\s(com|net)$")
 #: A local part that is an id: lowercase letters first, then digits, or parts joined by
 #: ".", "_" or "-" ("cheolsoo.b", "tmdgus95", "hj_0303"); not an English word ("Data").
 _ID_LOCAL = re.compile(r"[a-z][a-z0-9]*(?:[0-9]+[a-z0-9]*|(?:[._\-][a-z0-9]+)+)")
