@@ -196,8 +196,10 @@ PERSONAL_HOSTS = frozenset(
 #: ``pytorch.org/get-started/locally``, ``flask.palletsprojects.com/en/3.0.x/quickstart/``,
 #: ``crates.io/crates/serde``, ``www.npmjs.com/package/…``, ``stackoverflow.com/questions/…``.
 #: A project's manual is written for everyone; a question page is about the question.
+#: A manual's language segment: ``en``, ``ko-kr``, ``zh_CN``.
+_LANGUAGE = r"(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?"
 _DOC_PATH = re.compile(
-    r"/(?:(?:(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?|v?\d+(?:\.(?:\d+|x))*"
+    r"/(?:(?:" + _LANGUAGE + r"|v?\d+(?:\.(?:\d+|x))*"
     r"|latest|stable|current)/){0,2}"
     r"(?:docs?|documentation|api|apis|reference|references|manual|manuals|guides?|tutorials?"
     r"|get-?started|getting-started|quick-?start|install(?:ation)?|handbook|learn|crates"
@@ -208,7 +210,7 @@ _DOC_PATH = re.compile(
 #: ``/ko/latest/…``, ``/stable/…``, ``/2.4/…``), as a project publishes each release's
 #: manual; a person's page has no release in its path.
 _VERSIONED_PATH = re.compile(
-    r"/(?:(?:en|ko|ja|zh|de|fr|es|pt|ru|it)(?:[-_][A-Za-z]{2,4})?/)?"
+    r"/(?:" + _LANGUAGE + r"/)?"
     r"(?:v?\d+\.(?:\d+|x)(?:\.(?:\d+|x))*|latest|stable)/",
     re.IGNORECASE,
 )
