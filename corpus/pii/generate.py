@@ -35,7 +35,7 @@ from corpus.pii.detectors import (
     mail_domain,
 )
 from corpus.pii.kept import public_kind
-from corpus.pii.markup import decode, edits_on_original
+from corpus.pii.markup import decode, edits_on_original, may_hold_references
 from corpus.pii.particles import final_class
 from corpus.pii.phones import foreign_number
 from corpus.pii.public_pages import (
@@ -623,16 +623,24 @@ class Pseudonymizer:
         """`edits`, with the public values kept as a list of their `PUBLIC_KINDS` names.
 
         A text with HTML character references ("&nbsp;", "&#64;") is read decoded and its
-        edits mapped back onto it (`corpus.pii.markup`)."""
-        decoded = decode(text)
-        if decoded is not None:
-            edits, kept = self._edits_decoded(decoded.text)
-            return edits_on_original(decoded, edits), kept
-        return self._edits_decoded(text)
+        edits mapped back onto it (`corpus.pii.markup`): looked for only in a text that
+        the scan's first pass did not read through, or with "&" (`may_hold_references`)."""
+        folded, found, read_through = self.scanner.find_checked(text)
+        if may_hold_references(text, read_through):
+            decoded = decode(text)
+            if decoded is not None:
+                edits, kept = self._edits_decoded(decoded.text)
+                return edits_on_original(decoded, edits), kept
+        return self._edits_found(text, folded, found)
 
     def _edits_decoded(self, text: str) -> tuple[list[tuple[int, int, str, str]], list[str]]:
         """`_edits` of a text with no character references left to decode."""
-        folded, found = self.scanner.find_folded(text)
+        return self._edits_found(text, *self.scanner.find_folded(text))
+
+    def _edits_found(
+        self, text: str, folded: str, found: list[Span]
+    ) -> tuple[list[tuple[int, int, str, str]], list[str]]:
+        """`_edits_decoded` of `text`, given its scan (`folded`, `found`)."""
         if not found:
             return [], []
         primary, public, kept = [], [], []

@@ -37,6 +37,7 @@ from corpus.pii.detectors import (
     TYPES,
     Detector,
 )
+from corpus.pii.markup import STAND_IN_HINT
 from corpus.pii.phones import WORD_PHONE_HINT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_STARTS, fold, needs_fold
@@ -253,11 +254,15 @@ def written_forms(text: str) -> bool:
 #: Where the per-text checks of `Scanner.find` find something: "@", a read-out phone's
 #: head (`WORD_PHONE_HINT`), a written-out "@" (`_WRITTEN_AT`, at its "a"; "골뱅이";
 #: `_WRITTEN_AET`), and the letters after `BARE_HOST_HINT`'s dot. A text holds a match of
-#: one of these if and only if `written_forms` or `BARE_HOST_HINT` says so; the first
-#: pass (`Scanner._find_unhinted`) looks for them as candidates.
+#: one of these if `written_forms` or `BARE_HOST_HINT` says so; the first pass
+#: (`Scanner._find_unhinted`) looks for them as candidates. One more hint is no per-text
+#: check's: the bracketed stand-ins of `corpus.pii.markup` ("(a)", "(.)"), so that a text
+#: the first pass reads through holds none (`Scanner.find_checked`); a text with one goes
+#: on as from any hint, with the pattern the per-text checks pick.
 _SYMBOL_HINTS = "|".join(
-    ("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern, _WRITTEN_AETI.pattern, HASH_AT)
-)
+    ("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern, _WRITTEN_AETI.pattern, HASH_AT,
+     STAND_IN_HINT)
+)  # fmt: skip
 _LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
 _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
 _HINT_RX = re.compile("|".join(_HINTS))
@@ -450,7 +455,15 @@ class Scanner:
         return self.find_folded(text)[1]
 
     def find_folded(self, text: str) -> tuple[str, list[Span]]:
-        """(the text as scanned, its spans): full-width forms folded when it holds any.
+        """(the text as scanned, its spans): full-width forms folded when it holds any."""
+        return self.find_checked(text)[:2]
+
+    def find_checked(self, text: str) -> tuple[str, list[Span], bool]:
+        """`find_folded`, and whether the first pass read the text through.
+
+        True: the first pass (`_find_unhinted`) met no hint and no full-width form, so
+        the text holds none of `_HINTS` ("@", a bracketed stand-in, …): what
+        `corpus.pii.markup.may_hold_references` needs to know.
 
         Folding (`corpus.pii.width`) keeps every offset, so the spans are also the
         spans of the original text. The fast scan reads the text as it is until it
@@ -471,21 +484,22 @@ class Scanner:
         if not self.fast:
             if needs_fold(text):
                 text = fold(text)
-            return text, self._find_plain(text)
+            return text, self._find_plain(text), False
         if self._search is None:
             self._compile()
         first = self._find_unhinted(text)
         if not isinstance(first, _Stop):
-            return text, first
+            return text, first, True
         if first.group == _HINT:
-            return self._resume(text, first)
+            return (*self._resume(text, first), False)
         if written_forms(text) or BARE_HOST_HINT.search(text) is not None:
-            return self._find_hinted(text)  # (a hint after the full-width form)
+            return (*self._find_hinted(text), False)  # (a hint after the full-width form)
         text = fold(text)
         first = self._find_unhinted(text)
         if not isinstance(first, _Stop):
-            return text, first
-        return self._scan(text, self._search[BARE_HOST_HINT.search(text) is not None, True])
+            return text, first, False  # the original's rest was not read: it may hold "＠"
+        search = self._search[BARE_HOST_HINT.search(text) is not None, True]
+        return (*self._scan(text, search), False)
 
     def _resume(self, text: str, stop: _Stop) -> tuple[str, list[Span]]:
         """`_find_hinted(text)`, keeping what the first pass claimed before `_rollback`.
