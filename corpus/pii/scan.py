@@ -40,7 +40,7 @@ from corpus.pii.detectors import (
 from corpus.pii.markup import STAND_IN_HINT
 from corpus.pii.phones import WORD_PHONE_HINT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
-from corpus.pii.width import WIDE_STARTS, fold, needs_fold
+from corpus.pii.width import WIDE_FOLD, WIDE_STARTS, fold, needs_fold
 from corpus.pii.written_shapes import EMOJI_SEP, HASH_AT, MIXED_WORD_GATE, MOBILE_HIDING_SEP
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
@@ -366,17 +366,20 @@ def _combined(
     if hints:
         first |= _expand("@#공영골앳엣티A-Za-z")
     # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳",
-    # "티" do not
-    held = _expand("0-9A-Za-z(." + ("@#공영골앳엣티" if hints else ""))
-    gates += [f"[{_class(first - held)}]", r"\((?=[0+])"]
+    # "티" do not, nor a full-width one away from a digit ("－느리다": `WIDE_FOLD`)
+    held = _expand("0-9A-Za-z(." + WIDE_STARTS + ("@#공영골앳엣티" if hints else ""))
+    others = first - held
+    gates += [f"[{_class(others)}]"] if others else []
+    gates.append(r"\((?=[0+])")
     if dots:  # the dot before a bare host's ".go.kr" or "com/ID" (see the url detector)
         gates.append(BARE_HOST_DOT)
-    # a full-width digit, "＠" or "－": the scan starts again on the folded text (`find`)
-    gates.append(f"[{WIDE_STARTS}]")
+    # a full-width digit, "＠", or "－"/"＋" by a digit: the scan starts again on the folded
+    # text (`find`)
+    gates.append(WIDE_FOLD)
     if hints:  # before every detector, so a hint is never hidden behind another match
         gates.append(_SYMBOL_HINTS)
         body = f"(?P<{_HINT}>{_HINT_RX.pattern})|{body}"
-    body = f"(?P<{_WIDE}>[{WIDE_STARTS}])|{body}"  # first: "\d" in a pattern matches "０" too
+    body = f"(?P<{_WIDE}>{WIDE_FOLD})|{body}"  # first: "\d" in a pattern matches "０" too
     reject = _REJECT_HINTED if hints else _REJECT
     gate = "|".join(gates)
     rx = re.compile(f"[{_class(first)}](?<!{reject})(?<=(?=(?:{gate}))(?={body}).)")
