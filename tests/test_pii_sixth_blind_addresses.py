@@ -97,6 +97,26 @@ def test_scanned_lot_numbers(text, value):
     assert value in _spans(text)
 
 
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("주소: 충북 충주시 교현동 1I-4", "충북 충주시 교현동 1I-4"),
+        ("주소: 서울 마포구 서교동 123-l5 2층", "서울 마포구 서교동 123-l5 2층"),
+    ],
+)
+def test_l_for_one_inside_a_lot_number(text, value):
+    assert value in _spans(text)
+
+
+def test_a_letter_after_a_lot_that_is_a_word_is_not_read_as_one():
+    assert _spans("서교동 12lounge") == []
+    assert _spans("주소: 서울 마포구 서교동 12 lounge") == ["서울 마포구 서교동 12"]
+
+
+def test_a_count_after_tong_ban_is_not_a_lot():
+    assert all("12명" not in v for v in _spans("경북 영주시 휴천동 3통 1반 12명"))
+
+
 def test_a_split_lot_and_its_copy_are_one_address():
     text = "주소: 광주 북구 용봉동 2 8-15\n위 용봉동 28-15 에 거주함"
     new = _replaced_whole(text, "광주 북구 용봉동 2 8-15")

@@ -26,13 +26,19 @@ OLD_LOT = r"(?:\d{1,2} (?=\d{1,3}-\d)|[lI](?=\d))?"
 TONG_BAN = r"(?P<tongban>\s?\d{1,2}\s?통\s?\d{1,2}\s?반)?"
 
 #: The 통 and 반 of an old address, then the lot ("12통 3반 445", "9통2반 318-4").
-_TONG_BAN = re.compile(r"\s?통\s?\d{1,2}\s?반\s?((?:산\s?)?\d{1,4}(?:-\d{1,4})?)(?![0-9])")
+#: The lot is not a count ("3반 12명"): 번지, a particle or no syllable follows it.
+_TONG_BAN = re.compile(
+    r"\s?통\s?\d{1,2}\s?반\s?((?:산\s?)?\d{1,4}(?:-\d{1,4})?)"
+    r"(?![0-9])(?=\s?(?:번지|番地)|[에의은는이가로]|[^가-힣]|$)"
+)
 #: The rest of a lot number after a stray space: "4 1-7" (one part before the space, the
 #: branch after it; a second number with no dash is too often a list or a count).
 _SPLIT_LOT = re.compile(r" (\d{1,3})-\d{1,4}(?![0-9.]|-\d)")
 #: A lot number whose 1 is read as the letter l or I, after a 가 neighbourhood
 #: ("충무로2가 l3-7"): the number starts on the letter, a digit must follow it.
 _LETTER_ONE_LOT = re.compile(r"가 ([lI]\d{0,3}(?:-\d{1,4})?)(?![0-9A-Za-z])")
+#: The rest of a lot number with the letter l or I for a 1 in it ("1l-7", "123-l5").
+_LETTER_ONE_REST = re.compile(r"[0-9lI]{0,3}(?:-[0-9lI]{1,4})?(?![0-9A-Za-z])")
 #: Units in Hanja, as a register writes them: "慶北", "安東市", "永同郡", "中區".
 _HANJA_UNIT = re.compile(
     r"(?:京畿|江原|忠北|忠南|全北|全南|慶北|慶南|濟州|釜山|大邱|仁川|光州|大田|蔚山)"
@@ -99,4 +105,7 @@ def number_span(text: str, m: re.Match) -> tuple[int, int] | None:
     lot = tong_ban_lot(text, e)
     if lot is not None:
         return s, lot[1]
+    if text[e : e + 1] in ("l", "I") or text[e : e + 2] in ("-l", "-I"):  # "1l-7", "123-l5"
+        rest = _LETTER_ONE_REST.match(text, e)
+        return (s, rest.end()) if rest else None
     return s, split_lot_end(text, m.group(), e)
