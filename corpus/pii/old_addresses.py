@@ -39,10 +39,11 @@ _SPLIT_LOT = re.compile(r" (\d{1,3})-\d{1,4}(?![0-9.]|-\d)")
 _LETTER_ONE_LOT = re.compile(r"가 ([lI]\d{0,3}(?:-\d{1,4})?)(?![0-9A-Za-z])")
 #: The rest of a lot number with the letter l or I for a 1 in it ("1l-7", "123-l5").
 _LETTER_ONE_REST = re.compile(r"[0-9lI]{0,3}(?:-[0-9lI]{1,4})?(?![0-9A-Za-z])")
-#: Units in Hanja, as a register writes them: "慶北", "安東市", "永同郡", "中區".
+#: Units in Hanja, as a register writes them: "慶北", "安東市", "永同郡", "中區", and a
+#: Hangul name with its unit in Hanja ("서울特別市", "대구市").
 _HANJA_UNIT = re.compile(
     r"(?:京畿|江原|忠北|忠南|全北|全南|慶北|慶南|濟州|釜山|大邱|仁川|光州|大田|蔚山)"
-    r"|[\u4e00-\u9fff]{1,5}(?:市|郡|區|道|邑|面)"
+    r"|[가-힣\u4e00-\u9fff]{1,5}(?:市|郡|區|道|邑|面)"
 )
 #: A bracket, a colon or a data file's field separator inside a word: the address's first
 #: word starts after the last of them ("사유지(운동동", "주소:대구", "17;부산", "\"new\":\"서울").
@@ -51,7 +52,9 @@ _FIELD_CUT = re.compile("[(:;|,=\"'](?=[^(:;|,=\"']*.$)")
 
 def hanja_unit(word: str) -> bool:
     """True when `word` is an administrative unit written in Hanja ("慶北", "安東市")."""
-    return "\u4e00" <= word[0] <= "\u9fff" and _HANJA_UNIT.fullmatch(word) is not None
+    if not ("\u4e00" <= word[0] <= "\u9fff" or word[-1] in "市郡區道邑面"):
+        return False  # nearly every word: no Hanja to read
+    return _HANJA_UNIT.fullmatch(word) is not None
 
 
 def field_cut(word: str) -> int:
