@@ -18,6 +18,10 @@ it is an address the way people write it in petitions and posts:
 * an address word close by: ``주소``, ``거주``, ``자택``, ``소재`` … before it,
   ``에 살``, ``에 위치``, ``앞``, ``근처``, ``일대`` … right after it.
 
+Old, scanned and data-file forms around the number (``12통 3반 445``, ``番地``, ``慶北
+安東市``, ``4 1-7``, ``2가 l3-7``, ``17;부산``) are read by `corpus.pii.old_addresses`; a
+building named last (``164-12 대성빌라 앞``) and a basement ``B1`` are tails here.
+
 Ordinary words that end like a name (활동, 거리, 그대로, 경로) are stop-listed or
 too short: a bare name needs at least two syllables before its 동/리/로/길.
 """
@@ -27,6 +31,7 @@ from __future__ import annotations
 import re
 
 from corpus.pii import places
+from corpus.pii.old_addresses import field_cut, hanja_unit, number_span
 from corpus.pii.written_shapes import (
     LONE_NUMBERED_BLOCK,
     NAMED_BUILDING_BEFORE_FLOOR,
@@ -107,7 +112,7 @@ _NAMED_COMPLEX = (
 #: number may follow it ("지하2층 B-12", "1층 A12": only after a floor, where it is a room;
 #: "B02호" is a unit, `_UNIT`).
 _FLOOR = (
-    r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9]))"
+    r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|[Bb][1-9](?![0-9A-Za-z]))"
     r"(?:\s[A-Za-z]-?\d{1,4}(?![0-9A-Za-z호-]))?"
 )
 _UNITS_AND_LOT = (
@@ -133,14 +138,23 @@ _UNITS_AND_LOT = (
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
 _SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d))?"
-_ADDRESS_TAIL = re.compile(_SPACED_BRANCH + r"(?:\s?번지)?" + _NAMED_COMPLEX + _UNITS_AND_LOT)
+_LOT_WORD = r"(?:\s?(?:번지|番地))?"
+_ADDRESS_TAIL = re.compile(_SPACED_BRANCH + _LOT_WORD + _NAMED_COMPLEX + _UNITS_AND_LOT)
 #: The same with a building before the floor or unit; tried only with a building word near
 #: (its name part backtracks, and most house numbers have no building after them).
 _ADDRESS_TAIL_BUILDING = re.compile(
-    _SPACED_BRANCH + r"(?:\s?번지)?" + _BUILDING_NAME + _NAMED_COMPLEX + _UNITS_AND_LOT
+    _SPACED_BRANCH + _LOT_WORD + _BUILDING_NAME + _NAMED_COMPLEX + _UNITS_AND_LOT
+)
+#: A building named last, as a word of its own, before a particle or a word of place:
+#: "164-12 대성빌라 앞", "… 하나맨션에서"; its name has a syllable at least before the
+#: building word ("주택" alone is a word, not a name). Tried only with a building word near.
+_BUILDING_LAST = re.compile(
+    r",?\s[가-힣A-Za-z0-9]{1,10}(?:" + BUILDING_WORDS + r")"
+    r"(?=(?:에서|으로|로|의|은|는|이|가|을|를|에|와|과|도)?(?![가-힣A-Za-z0-9])"
+    r"|\s?(?:앞|옆|뒤|근처|인근|건너편|맞은편|주변|골목|입구|부근))"
 )
 #: A tail that only an address has (see the module docstring).
-_STRONG_TAIL = re.compile(r"번지|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
+_STRONG_TAIL = re.compile(r"번지|番地|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
 #: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
 _NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
@@ -151,7 +165,7 @@ _BUILDING = re.compile(BUILDING_WORDS)
 #: Address words before the name ("주소는 역삼동 622", "자택(정자동 278)").
 _CONTEXT_BEFORE = re.compile(
     r"주소|거주|자택|소재|사는\s?곳|살고|살던|사시는|이사|우편|배송|택배|도로명|지번|본가"
-    r"|위치(?:한|는)|현주소|번지"
+    r"|위치(?:한|는)|현주소|번지|本籍|原籍|住所"
 )
 #: Address words right after the number ("622에 살고", "544 앞에서", "35 일대").
 _CONTEXT_AFTER = re.compile(
@@ -189,8 +203,12 @@ def tokens_before(text: str, lo: int, s: int) -> list[list]:
         gap = text[w[1] : right]
         if (gap.strip(" ") != "" or right - w[1] > 2) and not _line_joins(gap, w[2], right == s):
             break
-        cut = max(w[2].rfind("(", 0, len(w[2]) - 1), w[2].rfind(":", 0, len(w[2]) - 1)) + 1
-        if cut:  # "사유지(운동동", "주소:대구": the word inside the bracket or after the colon
+        if hanja_unit(w[2]):  # "慶北 安東市 법흥동": a unit in Hanja
+            out.append(w)
+            right = w[0]
+            continue
+        cut = field_cut(w[2])
+        if cut:  # "사유지(운동동", "주소:대구", "17;부산": the word after the bracket or field
             w = [w[0] + cut, w[1], w[2][cut:]]
             if w[2]:
                 out.append(w)
@@ -243,6 +261,7 @@ def _units_before(tokens: list[list]) -> tuple[list[str], int]:
         if (
             tok in places.KNOWN_UNITS
             or (_UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS)
+            or hanja_unit(tok)
             or (units and city_short(tok))  # "천안 서북구", a city before its district
             or (not units and city_short(tok) and _LOT_NAME.fullmatch(tokens[-1][2]))
         ):
@@ -284,7 +303,7 @@ def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: i
         return True
     if re.search("[-\u3161]", num) and name[-1] in "동리" and not re.search(r"(?:^|-)0", num):
         return True  # a lot with its branch, "진관동 76-20"; not a score "골로 1-0"
-    if _STRONG_TAIL.search(text, m_end, end) or text.startswith("번지", end):
+    if _STRONG_TAIL.search(text, m_end, end) or text.startswith(("번지", "番地"), end):
         return True
     if _CONTEXT_AFTER.match(text, end):
         return True
@@ -301,9 +320,11 @@ def accept_address(text: str, m: re.Match, floor: int):
         return (
             None  # "000번길 00": masked with zeros; "숫자로 001부터": no house number has a 0 first
         )
-    s = m.start()
-    if m.end() - s == 1 and text.startswith("가", m.end()):
-        return None  # "종로5가", "을지로 3가": a neighbourhood (1가-9가), not a house number
+    span = number_span(text, m)
+    if span is None:
+        return None
+    s, m_end = span
+    num = text[s:m_end]
     if text[s - 1] == "산":  # a mountain lot: "후리 산53-1"
         s -= 1
     elif text[s - 2 : s] == "산 ":  # spaced: "우두리 산 128"
@@ -317,18 +338,28 @@ def accept_address(text: str, m: re.Match, floor: int):
     units, start = _units_before(tokens)
     if road in places.NOT_LOTS and not _district_before(units):
         return None  # "활동 3", "가동 2": a word; but "제주시 연동 273-11" is Jeju's 연동
-    near = _BUILDING.search(text, m.end(), m.end() + 30)
-    tail = (_ADDRESS_TAIL_BUILDING if near else _ADDRESS_TAIL).match(text, m.end())
-    end = tail.end() if tail else m.end()
-    if text.startswith("번지", end):
-        end += 2
+    end = _tail_end(text, m_end)
     known = [u for u in units if u in places.KNOWN_UNITS or city_short(u)]
     # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
     strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
     if not known and not strong and len(units) < 2:
-        if not _says_address(text, road, m.group(), tokens[-1][0], m.end(), end):
+        if not _says_address(text, road, num, tokens[-1][0], m_end, end):
             return None
     pm = _POSTAL.search(text, max(floor, start - 16), start)
     if pm and text[pm.end() : start].strip(" ") == "":
         start = pm.start()
     return start, end
+
+
+def _tail_end(text: str, m_end: int) -> int:
+    """Where the address whose number ends at `m_end` ends: over 번지, units and a building."""
+    near = _BUILDING.search(text, m_end, m_end + 30)
+    tail = (_ADDRESS_TAIL_BUILDING if near else _ADDRESS_TAIL).match(text, m_end)
+    end = tail.end() if tail else m_end
+    if text.startswith(("번지", "番地"), end):
+        end += 2
+    if near and near.start() < end + 12 and not _BUILDING.search(text, m_end, end):
+        last = _BUILDING_LAST.match(text, end)  # "164-12 대성빌라 앞": the building named last
+        if last:
+            end = last.end()
+    return end

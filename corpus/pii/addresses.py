@@ -21,6 +21,7 @@ import re
 
 from corpus.pii import places
 from corpus.pii.address_rules import LOT_REST
+from corpus.pii.old_addresses import OLD_LOT, TONG_BAN
 
 _POSTAL = re.compile(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)")
 _UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
@@ -29,7 +30,12 @@ _CORE = re.compile(
     r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))(?P<branch>\s?\d{1,4}번?\s?길)?"
     r"\s?(?P<num>(?:산\s?)?\d" + LOT_REST + r")(?![0-9가]|번?\s?길)"
     r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?)"
-    r"\s?(?P<lnum>(?:산\s?)?\d" + LOT_REST + r")(?![0-9])"
+    + TONG_BAN
+    + r"\s?(?P<lnum>(?:산\s?)?"
+    + OLD_LOT
+    + r"\d"
+    + LOT_REST
+    + r")(?![0-9])"
 )
 _PAREN_LOT = re.compile(r"\((?:[가-힣0-9]+(?:동|가|리))")
 _PAREN_NAME = re.compile(r",\s?[가-힣0-9]+\)")
@@ -120,9 +126,9 @@ def generate_address(value: str, rng: random.Random) -> str:
         sep = rest[core.end("branch") if branch else core.end("road") : core.start("num")]
         parts.append(name + branch + sep + _redraw_digits(number, rng))
     else:
-        number = core.group("lnum")
+        number = core.group("lnum").replace("l", "1").replace("I", "1")  # OCR: "l3-7"
         sep = rest[core.end("lot") : core.start("lnum")]
-        parts.append(rng.choice(lots) + sep + _redraw_digits(number, rng))
+        parts.append(rng.choice(lots) + _redraw_digits(sep, rng) + _redraw_digits(number, rng))
     tail = _redraw_digits(rest[core.end() :], rng)
     tail = _PAREN_LOT.sub(lambda _: "(" + rng.choice(lots), tail)
     tail = _PAREN_NAME.sub(")", tail)  # "(달동, 티타워)": the building's name is dropped
@@ -132,6 +138,8 @@ def generate_address(value: str, rng: random.Random) -> str:
 def core_of(value: str) -> str | None:
     """The road or lot with its number in an address ("역삼동 622" in "서울 강남구 역삼동 622")."""
     m = _CORE.search(value)
+    if m and m.group("tongban"):  # "효자동 12통 3반 445": the lot is "효자동 445"
+        return m.group("lot") + " " + m.group("lnum")
     return m.group() if m else None
 
 
