@@ -165,6 +165,9 @@ REFERENCE_HOSTS = (
 REFERENCE_PREFIXES = ("docs.", "download.", "downloads.")
 #: Document hosts whose pages are someone's own document ("docs.google.com/document/d/…").
 SHARED_DOCS = frozenset(("docs.google.com",))
+#: A shared document's link with its id left out, as a text explains it
+#: ("docs.google.com/spreadsheets/d/ 뒤에 문서 ID가 붙는 구조"): it names no document.
+_EMPTY_DOC = re.compile(r"/(?:document|spreadsheets|presentation|forms|drawings|file)/d/?")
 
 
 def reference_page(value: str) -> bool:
@@ -174,8 +177,10 @@ def reference_page(value: str) -> bool:
     link pattern (`site_reference_page`)."""
     host, path = split_url(value)
     host = host.lower()
-    if "@" in host or ":" in host or host in SHARED_DOCS:
+    if "@" in host or ":" in host:
         return False  # user information or a port before the path: not a plain page
+    if host in SHARED_DOCS:
+        return _EMPTY_DOC.fullmatch(path) is not None
     if not (_under(host, REFERENCE_HOSTS) or _plain_host(host).startswith(REFERENCE_PREFIXES)):
         return site_reference_page(host, path)
     return PERSONAL_PATH.search(path) is None
@@ -204,6 +209,16 @@ _DOC_PATH = re.compile(
     r"(?:docs?|documentation|api|apis|reference|references|manual|manuals|guides?|tutorials?"
     r"|get-?started|getting-started|quick-?start|install(?:ation)?|handbook|learn|crates"
     r"|packages?|questions|library)(?=[/?#.]|$)",
+    re.IGNORECASE,
+)
+#: A site's own page for everyone by its first path segment, after a language maybe: a
+#: notice or patch note (``forum.…/notice/3127``), a news article or press release
+#: (``news.….co.kr/article/…``), a help-centre article (``support.…/hc/ko/articles/…``), a
+#: privacy policy or terms (``…/privacy``). The site speaks there, not a person.
+_SITE_PAGE = re.compile(
+    r"/(?:" + _LANGUAGE + r"/)?"
+    r"(?:notices?|news|newsroom|articles?|press|announcements?|patch-?notes?|hc|help|faq"
+    r"|support|privacy|terms|policy|policies|legal)(?=[/?#.]|$)",
     re.IGNORECASE,
 )
 #: A manual's versioned path: a language maybe, then a release (``/en/3.1.x/…``,
@@ -243,7 +258,8 @@ _EMPTY_LINK = re.compile(
 def site_reference_page(host: str, path: str) -> bool:
     """True when the page `path` of the lower-case `host` names no one on a site that is
     not a person's (`PERSONAL_HOSTS`, a blog's subdomain or a handle-like name): a
-    documentation, registry or Q&A page (`_DOC_PATH`, `_VERSIONED_PATH`), a store's page
+    documentation, registry or Q&A page (`_DOC_PATH`, `_VERSIONED_PATH`), a notice, news,
+    help or policy page (`_SITE_PAGE`), a store's page
     of an app, a game or an official image (`STORE_PAGES`), or an empty link pattern
     (`_EMPTY_LINK`). A path that names someone (`PERSONAL_PATH`: ``/@ID``, ``/users/…``,
     ``?id=…``) is never one."""
@@ -257,7 +273,11 @@ def site_reference_page(host: str, path: str) -> bool:
     store = STORE_PAGES.get(plain)
     if store is not None and store.match(path):
         return PERSONAL_PATH.search(_APP_ID.sub("", path)) is None
-    if _DOC_PATH.match(path) is None and _VERSIONED_PATH.match(path) is None:
+    if (
+        _DOC_PATH.match(path) is None
+        and _VERSIONED_PATH.match(path) is None
+        and (_SITE_PAGE.match(path) is None or institution_host(host))  # `institution_page`'s
+    ):
         return False
     return PERSONAL_PATH.search(path) is None
 
@@ -276,6 +296,12 @@ def institution_host(host: str) -> bool:
     return "@" not in host and _under(host, INSTITUTION_DOMAINS)
 
 
+#: A board's post number on an institution's page ("…/news/view.do?id=5521"): an ``id=``
+#: of digits only under a news, notice or board path is an article's, not a person's.
+_BOARD_PATH = re.compile(r"/(?:news|notices?|board|bbs|press|articles?)(?=[/?#.]|$)", re.I)
+_POST_NUMBER = re.compile(r"(?<=[?&;])id=\d+(?=[&#;]|$)")
+
+
 def institution_page(value: str) -> bool:
     """True when the URL `value` is a page on a public institution's host whose path names
     no one (`PERSONAL_PATH`): ``likms.assembly.go.kr/bill``, ``www.○○.go.kr/minwon``.
@@ -285,7 +311,11 @@ def institution_page(value: str) -> bool:
     member's ``?memberId=…``) names that person and is replaced.
     """
     host, path = split_url(value)
-    return institution_host(host) and PERSONAL_PATH.search(path) is None
+    if not institution_host(host):
+        return False
+    if _BOARD_PATH.search(path):
+        path = _POST_NUMBER.sub("", path)  # a press release's number, not a member's id
+    return PERSONAL_PATH.search(path) is None
 
 
 # --- reserved example domains --------------------------------------------------------------
@@ -338,13 +368,13 @@ ACCOUNT_HOSTS = frozenset(
     "blog.naver.com m.blog.naver.com post.naver.com m.post.naver.com cafe.naver.com "
     "m.cafe.naver.com cafe.daum.net m.cafe.daum.net blog.daum.net youtube.com m.youtube.com "
     "instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com threads.net "
-    "band.us pf.kakao.com".split()
+    "band.us pf.kakao.com twitch.tv m.twitch.tv chzzk.naver.com".split()
 )
 #: The platform as the sentence names it, between the owner and the address.
 _PLATFORM_WORD = (
     r"(?:블로그|포스트|카페|인스타그램|인스타|유튜브|페이스북|페북|트위터|엑스|틱톡|스레드|밴드"
-    r"|카카오\s?채널|채널|계정|페이지|SNS|[Bb]log|[Ii]nstagram|[Yy]ou[Tt]ube|[Ff]acebook"
-    r"|[Tt]witter)"
+    r"|카카오(?:톡)?\s?채널|카톡\s?채널|채널|계정|페이지|SNS|[Bb]log|[Ii]nstagram|[Yy]ou[Tt]ube"
+    r"|[Ff]acebook|[Tt]witter|저장소|레포(?:지토리)?|리포(?:지토리)?|[Rr]epo(?:sitory)?)"
 )
 #: After the platform words: a bracket, a colon or an arrow, then the address.
 _TO_ADDRESS = r"(?:" + _PLATFORM_WORD + r"\s?){0,2}(?:[(（「『\[<:：\-→—]\s?)?$"
@@ -377,14 +407,39 @@ def _institution(owner: str) -> bool:
     return _INSTITUTION_NAME.fullmatch(owner) is not None and not _PERSON_TITLES.match(owner)
 
 
+#: Code hosts: an account there is a person's by policy (docs/pii.md), but for a research
+#: group's or a body's repository the text calls official (`_official_repository`).
+CODE_HOSTS = frozenset(("github.com", "gitlab.com"))
+#: An organisation right before "공식" (official): "연구실 공식 저장소", "…재단의 공식 …".
+_ORGANISATION_BEFORE = re.compile(
+    r"(?:연구실|연구소|연구팀|연구단|연구센터|연구그룹|랩|[Ll]ab|학회|재단|협회|학과|기관|회사"
+    r"|" + ACCOUNT_OWNER_WORD + r")(?:의)?\s?$"
+)
+
+
+def _official_repository(before: str) -> bool:
+    """True when the text before a code host's address calls it an organisation's official
+    one: an organisation word, "공식" and the platform words ("연구실 공식 저장소 …"). A
+    person's own ("제 공식 저장소", "민수 공식 repo") stays an account of a person."""
+    official = _OFFICIAL_BEFORE.search(before)
+    if official is None:
+        return False
+    return _ORGANISATION_BEFORE.search(before, 0, official.start()) is not None
+
+
 def official_account(value: str, text: str, start: int) -> bool:
     """True when the URL `value`, at `start` in `text`, is an account on a platform
     (`ACCOUNT_HOSTS`) that the text calls official (``공식 블로그 …``, not ``제 공식 …``) or
-    gives to a public institution named right before it (``기상청 페이스북 …``)."""
+    gives to a public institution named right before it (``기상청 페이스북 …``); on a code
+    host, a repository an organisation calls official (`_official_repository`)."""
     host, path = split_url(value)
-    if _plain_host(host) not in ACCOUNT_HOSTS or not path.strip("/"):
+    if not path.strip("/"):
         return False
     before = text[max(0, start - _OWNER_WINDOW) : start]
+    if _plain_host(host) in CODE_HOSTS:
+        return _official_repository(before)
+    if _plain_host(host) not in ACCOUNT_HOSTS:
+        return False
     official = _OFFICIAL_BEFORE.search(before)
     if official is not None and not _PERSON_BEFORE.search(before, 0, official.start()):
         return True
@@ -501,3 +556,23 @@ def ssh_remote(local: str, text: str, end: int) -> bool:
         and text[end : end + 1] == ":"
         and text[end + 1 : end + 2] not in ("", " ", "\n")
     )
+
+
+# --- a file name or a service unit with an "@" ------------------------------------------------
+
+#: The last label of a name that has the shape of an e-mail but is a file or a system unit:
+#: a systemd unit instantiated with ``@`` (``getty@tty1.service``, ``openvpn-client@x.socket``),
+#: a file with ``@`` in its name (``report_v2@final.docx``). None of these is a top-level
+#: domain, so no mailbox can end with one.
+FILE_OR_UNIT_SUFFIXES = frozenset(
+    "service socket timer mount automount slice scope swap path target device "
+    "doc docx xls xlsx xlsm ppt pptx hwp hwpx pdf txt csv tsv json yaml yml xml log bak tmp "
+    "jpg jpeg png gif bmp webp heic tif tiff mp3 wav mp4 avi mkv psd exe dll".split()
+)
+
+
+def file_or_unit(domain: str) -> bool:
+    """True when the domain part of an e-mail-shaped name ends in a file extension or a
+    system unit's type (`FILE_OR_UNIT_SUFFIXES`): ``getty@tty1.service`` and
+    ``report_v2@final.docx`` are no mailboxes; a real domain ends in a top-level domain."""
+    return domain.rsplit(".", 1)[-1].lower() in FILE_OR_UNIT_SUFFIXES
