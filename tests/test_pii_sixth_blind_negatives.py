@@ -41,7 +41,8 @@ def _types(text: str) -> list[str]:
     ["집결지는 국립달빛과학관 후문(부산 해운대구 과학로 77)입니다.",
      "[안내] 달빛동 공영주차장(달빛로12길 7) 주말 무료 개방",
      "S-21,달빛초등학교 강당,충남 달빛시 달빛로 31,수용 200명",
-     "본교 주소: 충북 청주시 상당구 달빛로 64"],
+     "본교 주소: 충북 청주시 상당구 달빛로 64",
+     "대회 장소: 달빛시민체육관(경남 달빛시 체육로 12)", "달빛종합사회복지관 주소: 달빛로 250"],
 )  # fmt: skip
 def test_a_public_building_s_address_is_kept(text):
     assert _kept(text) == {"institution_address": 1}
@@ -74,7 +75,10 @@ def test_a_person_s_address_next_to_a_public_building_is_replaced(text):
      "달빛상사 | 사업자등록번호 123-45-67890 | 고객센터 1644-0000 | 광주 북구 달빛로 19",
      "[치과 이전 안내] 6월 1일부터 달빛대로 77 2층에서 진료합니다.",
      "모델하우스 위치: 달빛신도시 달빛대로 120, 10시부터 관람",
-     "올해 축제는 달빛동 55 일원에서 열립니다."],
+     "올해 축제는 달빛동 55 일원에서 열립니다.",
+     "반품은 달빛몰 반품센터(경기 이천시 달빛로 300)로 보내 주세요",
+     "(주)달빛 ㅣ 대표 ○○○ ㅣ 통신판매업 제2024-서울-0000호 ㅣ 서울 중구 달빛로 2",
+     "[매장 이전] 7월부터 달빛로 88 1층에서 영업합니다."],
 )  # fmt: skip
 def test_a_business_s_or_a_site_s_own_address_is_kept(text):
     assert _kept(text)["notice_address"] == 1
@@ -95,6 +99,11 @@ def test_a_person_s_address_in_a_business_shape_is_replaced(text):
 def test_a_fax_after_a_business_s_nationwide_number_is_kept():
     text = "TEL：1588-0000 (대표) / FAX：02-555-0101"
     assert _kept(text) == {"service_number": 1, "business_phone": 1}
+
+
+def test_a_fax_on_a_footer_line_after_its_nationwide_number_is_kept():
+    text = "달빛출판 | 고객센터 1600-0000 | 서울 마포구 달빛로 7 | 팩스 02-555-0102"
+    assert _kept(text) == {"service_number": 1, "notice_address": 1, "business_phone": 1}
 
 
 def test_a_person_s_direct_line_after_a_business_s_number_is_replaced():
@@ -122,7 +131,8 @@ def test_a_mobile_with_080_inside_is_replaced():
      "랫드 그룹 C는 24년 1월 9일생, 그룹 D는 24년 1월 23일생이다.",
      "씨수말 '달빛킹'은 17년 5월 8일 태어난 수말로 통산 9승",
      "진료기록: 환묘 나비(코숏, 19년 2월 27일생, 3.1kg) 구내염",
-     "올해 봄 23년 4월 2일 태어난 망아지 두 마리"],
+     "올해 봄 23년 4월 2일 태어난 망아지 두 마리",
+     "아기 판다 달빛이는 2021년 8월 3일 태어난 암컷이다", "비글 수컷 23년 2월 1일생 분양"],
 )  # fmt: skip
 def test_an_animal_s_birth_is_no_one_s(text):
     assert _replaced(text) == []
@@ -133,7 +143,8 @@ def test_an_animal_s_birth_is_no_one_s(text):
     ["저 87년 토끼띠고요, 87년 2월 3일생입니다.", "고양이 좋아하는 93년 7월 5일생 여자입니다",
      "저는 강아지 두 마리와 사는 91년 4월 2일생 직장인이에요",
      "햄스터 키우는 89년 5월 6일생 남자입니다",
-     "강아지 산책 시켜주실 분 구해요. 저는 90년 1월 8일생입니다"],
+     "강아지 산책 시켜주실 분 구해요. 저는 90년 1월 8일생입니다",
+     "호랑이 선생님 62년 3월 1일생이십니다"],
 )  # fmt: skip
 def test_a_person_s_birth_next_to_an_animal_word_is_replaced(text):
     assert _types(text) == ["birth_date"]
@@ -145,7 +156,8 @@ def test_a_person_s_birth_next_to_an_animal_word_is_replaced(text):
 @pytest.mark.parametrize(
     "text",
     ["systemctl restart sshd@conn3.service 후 다시 접속", "nginx-worker@blue.socket 이 죽었어요",
-     "draft@v3.pdf 파일이 안 열려요", "backup@nightly.timer 로 매일 돌립니다"],
+     "draft@v3.pdf 파일이 안 열려요", "backup@nightly.timer 로 매일 돌립니다",
+     "release@v2.tar.gz 받아서 풀면 됩니다"],
 )  # fmt: skip
 def test_a_file_or_a_unit_with_an_at_sign_is_no_mailbox(text):
     assert _replaced(text) == []
@@ -167,7 +179,8 @@ def test_a_mailbox_with_a_file_like_word_is_replaced(address):
     "url",
     ["forum.dalbitsoft.com/notice/88", "news.saebyeoktimes.co.kr/article/20240101123",
      "www.mirae-insure.com/privacy", "help.dalbitsoft.com/hc/ko/articles/12345",
-     "https://www.dalbitsoft.com/ko/terms", "www.saebyeoktimes.com/news/articleView.html?idxno=77"],
+     "https://www.dalbitsoft.com/ko/terms", "www.saebyeoktimes.com/news/articleView.html?idxno=77",
+     "news.saebyeoktimes.co.kr/20240101123", "support.dalbitsoft.com/refund/7"],
 )  # fmt: skip
 def test_a_site_s_notice_news_help_or_policy_page_is_kept(url):
     assert _kept(f"원문은 {url} 에 있습니다") == {"reference_page": 1}
@@ -203,14 +216,13 @@ def test_a_shared_document_s_link_with_its_id_left_out_is_kept():
     assert _replaced(f"문서 {url} 참고") == [(url, "url")]
 
 
-# --- official channels and repositories -------------------------------------------------------
+# --- official channels; a repository stays an account ---------------------------------------
 
 
 @pytest.mark.parametrize(
     "text",
     ["달빛군청 카카오톡 채널 pf.kakao.com/_dalbitgun 을 추가하세요",
-     "결승은 공식 채널 twitch.tv/dalbit_league 에서 중계합니다",
-     "연구소 공식 저장소 github.com/dalbit-nlp/morph 를 참고하세요"],
+     "결승은 공식 채널 twitch.tv/dalbit_league 에서 중계합니다"],
 )  # fmt: skip
 def test_an_official_channel_or_repository_is_kept(text):
     assert _kept(text) == {"official_account": 1}
@@ -221,7 +233,9 @@ def test_an_official_channel_or_repository_is_kept(text):
     ["제 카카오톡 채널 pf.kakao.com/_minho 추가해 주세요",
      "방송은 twitch.tv/minho_live 에서 합니다",
      "제 공식 채널 twitch.tv/minho_live 구독!", "공식 저장소 github.com/minho-dev/morph 입니다",
-     "제 공식 저장소 github.com/minho-dev/morph", "github.com/minho-dev/morph 에 올렸어요"],
+     "제 공식 저장소 github.com/minho-dev/morph", "github.com/minho-dev/morph 에 올렸어요",
+     # a code host's account is a person's by policy (docs/pii.md), an organisation's too
+     "연구소 공식 저장소 github.com/dalbit-nlp/morph 를 참고하세요"],
 )  # fmt: skip
 def test_a_person_s_channel_or_repository_is_replaced(text):
     assert _types(text) == ["url"]

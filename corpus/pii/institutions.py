@@ -34,14 +34,17 @@ from corpus.pii.places import PROVINCES
 #: in 청 (not 신청, 요청, 초청: an ordinary 청 word is no institution), a public corporation
 #: or agency (…도시공사, …연금공단, …법률구조공단, 한국○○공사; not 공사 "construction"
 #: alone), 국회, or a research university's or institute's Latin acronym written as a word
-#: (KAIST, ETRI); a school's own notice names it 본교 ("this school"); a 과학관 and a public
-#: car park (공영주차장) are public buildings too. A company, a shop or a 고객센터 is none
-#: (`corpus.pii.public_notices` reads a business's own notice).
+#: (KAIST, ETRI); a school's own notice names it 본교 ("this school"); a 과학관, a public
+#: car park (공영주차장), a welfare or youth centre (복지관, 수련관), a gymnasium, a memorial
+#: or exhibition hall, a culture or convention centre, a pool are public buildings too. A
+#: company, a shop or a 고객센터 is none (`corpus.pii.public_notices` reads a business's own
+#: notice).
 INSTITUTION_WORD = (
     r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|교육지원청|검찰청|경찰청|지청|청사|법원|등기소"
     r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
     r"|미술관|과학관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
-    r"|출입국관리사무소|고용센터|공영주차장)"
+    r"|출입국관리사무소|고용센터|공영주차장|공용주차장|환승주차장|복지관|수련관|체육관|기념관|전시관"
+    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장)"
     r"|(?<![가-힣])본교"
     r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
     r"|방위사업|재외동포|우주항공)청"

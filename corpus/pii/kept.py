@@ -46,8 +46,7 @@ PUBLIC_KINDS = {
     "example_address": "a URL or e-mail on a domain reserved for examples: "
     "https://example.com/path, user@example.com, *.test",
     "official_account": "a platform account the text calls official or gives to an "
-    "institution named before it: 기상청 공식 페이스북 facebook.com/…; a code host's "
-    "repository an organisation calls official: 연구실 공식 저장소 github.com/…",
+    "institution named before it: 기상청 공식 페이스북 facebook.com/…",
     "notice_address": "an address a business or a public site gives as its own: 당사 "
     "고객센터(…), a business footer's field, a clinic's move notice, a model house's site, "
     "an area (… 일원)",

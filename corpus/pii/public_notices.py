@@ -29,21 +29,32 @@ import re
 from corpus.pii.institutions import LIVES_AFTER, PERSON_WORD
 
 #: A company speaking of its own premises: "당사 고객센터(…)", "본사 주소: …", "당사 서비스센터
-#: 위치 -", then a bracket, a colon or an address word right before the address.
+#: 위치 -", then a bracket, a colon or an address word right before the address; a company's
+#: customer, service or returns centre with its address in brackets or after 주소
+#: ("○○몰 반품센터(경기 …)", "서비스센터 주소: …").
+_PREMISES = (
+    r"(?:고객\s?(?:센터|지원센터|상담실)|서비스\s?센터|콜센터|A/S\s?센터|사옥|본점|지점|영업소"
+    r"|물류센터|반품센터|공장)"
+)
 _OWN_PREMISES = re.compile(
-    r"(?:(?<![가-힣])당사|(?<![가-힣])본사)\s?(?:고객\s?(?:센터|지원센터|상담실)|서비스\s?센터|콜센터"
-    r"|A/S\s?센터|사옥|본점|지점|영업소|물류센터|공장)?"
-    r"\s?(?:주소(?:는|지)?|소재지|위치)?\s?[(:：\-–]?\s?$"
+    r"(?:(?:(?<![가-힣])당사|(?<![가-힣])본사|(?<![가-힣])폐사)\s?" + _PREMISES + r"?"
+    r"\s?(?:주소(?:는|지)?|소재지|위치)?\s?[(:：\-–]?"
+    r"|(?<![가-힣])" + _PREMISES + r"\s?(?:\(|(?:주소(?:는|지)?|소재지|위치)\s?[:：]?))\s?$"
 )
 #: A footer's business fields, one of them on the same line as the address: a service
 #: number, a customer centre, a business registration number, a mail-order licence.
 _FOOTER_FIELD = re.compile(
     r"(?<![0-9])1[5-8]\d\d-\d{4}(?![0-9])|고객센터|사업자\s?(?:등록)?\s?번호|통신판매업|대표이사"
+    r"|[Cc]opyright|©|[Aa]ll [Rr]ights [Rr]eserved"
 )
-#: A clinic's move notice before the address on its line: "[병원 이전]", "치과 이전 안내",
-#: "○○의원 확장 이전".
+#: A footer's field separators: a bar, a Hangul ㅣ written as one, a box-drawing bar.
+_FIELD_BAR = re.compile(r"[|ㅣ│]\s?$")
+#: A clinic's or a shop's move notice before the address on its line: "[병원 이전]", "치과
+#: 이전 안내", "○○의원 확장 이전", "매장 이전". Not an association's office ("신도회 사무실
+#: 이전 안내": an office may be someone's home).
 _CLINIC_MOVE = re.compile(
-    r"(?:병원|의원|치과|한의원|약국|클리닉|의료원|검진센터|동물병원)\s?(?:확장\s?|신축\s?)?이전"
+    r"(?:병원|의원|치과|한의원|약국|클리닉|의료원|검진센터|동물병원|매장|본점|지점)\s?"
+    r"(?:확장\s?|신축\s?)?(?:이전|이사)"
 )
 #: A development's site before the address on its line: a model house, a sales office.
 _SITE_BEFORE = re.compile(r"견본주택|모델하우스|홍보관|분양\s?(?:사무소|사무실|현장)")
@@ -88,7 +99,7 @@ def notice_address(text: str, start: int, end: int) -> bool:
     own = _OWN_PREMISES.search(line)
     if own is not None:
         return not _personal_between(text, lo + own.start(), start)
-    if "|" in line and line.rstrip().endswith("|"):
+    if _FIELD_BAR.search(line):
         line_end = text.find("\n", end)
         whole = text[lo : line_end if line_end >= 0 else len(text)]
         return _FOOTER_FIELD.search(whole) is not None and not _personal_between(text, lo, start)
@@ -101,9 +112,9 @@ def notice_address(text: str, start: int, end: int) -> bool:
 
 #: A nationwide number on the line, then its label's pair: "TEL:1544-… (대표) / FAX:".
 _SERVICE_THEN_LABEL = re.compile(
-    r"(?<![0-9])1[5-8]\d\d-\d{4}(?![0-9])[^\n]{0,24}?(?:FAX|Fax|팩스|TEL|Tel|전화)\s?[:：.]?\s?$"
+    r"(?<![0-9])1[5-8]\d\d-\d{4}(?![0-9])[^\n]{0,40}?(?:FAX|Fax|팩스|TEL|Tel|전화)\s?[:：.]?\s?$"
 )
-_PHONE_WINDOW = 48
+_PHONE_WINDOW = 64
 
 
 def business_phone(text: str, start: int, end: int) -> bool:

@@ -214,13 +214,16 @@ _DOC_PATH = re.compile(
 #: A site's own page for everyone by its first path segment, after a language maybe: a
 #: notice or patch note (``forum.…/notice/3127``), a news article or press release
 #: (``news.….co.kr/article/…``), a help-centre article (``support.…/hc/ko/articles/…``), a
-#: privacy policy or terms (``…/privacy``). The site speaks there, not a person.
+#: privacy policy or terms (``…/privacy``), an event or a job opening. The site speaks
+#: there, not a person. So does any page of a news or help host (`_SITE_PAGE_HOSTS`:
+#: ``news.….co.kr/2025031200451``, ``support.…/…``).
 _SITE_PAGE = re.compile(
     r"/(?:" + _LANGUAGE + r"/)?"
     r"(?:notices?|news|newsroom|articles?|press|announcements?|patch-?notes?|hc|help|faq"
-    r"|support|privacy|terms|policy|policies|legal)(?=[/?#.]|$)",
+    r"|support|privacy|terms|policy|policies|legal|events?|careers?|recruit)(?=[/?#.]|$)",
     re.IGNORECASE,
 )
+_SITE_PAGE_HOSTS = ("news.", "m.news.", "n.news.", "support.", "help.", "helpcenter.")
 #: A manual's versioned path: a language maybe, then a release (``/en/3.1.x/…``,
 #: ``/ko/latest/…``, ``/stable/…``, ``/2.4/…``), as a project publishes each release's
 #: manual; a person's page has no release in its path.
@@ -276,7 +279,10 @@ def site_reference_page(host: str, path: str) -> bool:
     if (
         _DOC_PATH.match(path) is None
         and _VERSIONED_PATH.match(path) is None
-        and (_SITE_PAGE.match(path) is None or institution_host(host))  # `institution_page`'s
+        and (
+            (_SITE_PAGE.match(path) is None and not plain.startswith(_SITE_PAGE_HOSTS))
+            or institution_host(host)  # `institution_page`'s
+        )
     ):
         return False
     return PERSONAL_PATH.search(path) is None
@@ -368,13 +374,13 @@ ACCOUNT_HOSTS = frozenset(
     "blog.naver.com m.blog.naver.com post.naver.com m.post.naver.com cafe.naver.com "
     "m.cafe.naver.com cafe.daum.net m.cafe.daum.net blog.daum.net youtube.com m.youtube.com "
     "instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com threads.net "
-    "band.us pf.kakao.com twitch.tv m.twitch.tv chzzk.naver.com".split()
+    "band.us pf.kakao.com twitch.tv m.twitch.tv chzzk.naver.com bj.afreecatv.com".split()
 )
 #: The platform as the sentence names it, between the owner and the address.
 _PLATFORM_WORD = (
     r"(?:블로그|포스트|카페|인스타그램|인스타|유튜브|페이스북|페북|트위터|엑스|틱톡|스레드|밴드"
     r"|카카오(?:톡)?\s?채널|카톡\s?채널|채널|계정|페이지|SNS|[Bb]log|[Ii]nstagram|[Yy]ou[Tt]ube"
-    r"|[Ff]acebook|[Tt]witter|저장소|레포(?:지토리)?|리포(?:지토리)?|[Rr]epo(?:sitory)?)"
+    r"|[Ff]acebook|[Tt]witter)"
 )
 #: After the platform words: a bracket, a colon or an arrow, then the address.
 _TO_ADDRESS = r"(?:" + _PLATFORM_WORD + r"\s?){0,2}(?:[(（「『\[<:：\-→—]\s?)?$"
@@ -407,39 +413,15 @@ def _institution(owner: str) -> bool:
     return _INSTITUTION_NAME.fullmatch(owner) is not None and not _PERSON_TITLES.match(owner)
 
 
-#: Code hosts: an account there is a person's by policy (docs/pii.md), but for a research
-#: group's or a body's repository the text calls official (`_official_repository`).
-CODE_HOSTS = frozenset(("github.com", "gitlab.com"))
-#: An organisation right before "공식" (official): "연구실 공식 저장소", "…재단의 공식 …".
-_ORGANISATION_BEFORE = re.compile(
-    r"(?:연구실|연구소|연구팀|연구단|연구센터|연구그룹|랩|[Ll]ab|학회|재단|협회|학과|기관|회사"
-    r"|" + ACCOUNT_OWNER_WORD + r")(?:의)?\s?$"
-)
-
-
-def _official_repository(before: str) -> bool:
-    """True when the text before a code host's address calls it an organisation's official
-    one: an organisation word, "공식" and the platform words ("연구실 공식 저장소 …"). A
-    person's own ("제 공식 저장소", "민수 공식 repo") stays an account of a person."""
-    official = _OFFICIAL_BEFORE.search(before)
-    if official is None:
-        return False
-    return _ORGANISATION_BEFORE.search(before, 0, official.start()) is not None
-
-
 def official_account(value: str, text: str, start: int) -> bool:
     """True when the URL `value`, at `start` in `text`, is an account on a platform
     (`ACCOUNT_HOSTS`) that the text calls official (``공식 블로그 …``, not ``제 공식 …``) or
-    gives to a public institution named right before it (``기상청 페이스북 …``); on a code
-    host, a repository an organisation calls official (`_official_repository`)."""
+    gives to a public institution named right before it (``기상청 페이스북 …``). A code
+    host's account is never one (by policy: docs/pii.md)."""
     host, path = split_url(value)
-    if not path.strip("/"):
+    if _plain_host(host) not in ACCOUNT_HOSTS or not path.strip("/"):
         return False
     before = text[max(0, start - _OWNER_WINDOW) : start]
-    if _plain_host(host) in CODE_HOSTS:
-        return _official_repository(before)
-    if _plain_host(host) not in ACCOUNT_HOSTS:
-        return False
     official = _OFFICIAL_BEFORE.search(before)
     if official is not None and not _PERSON_BEFORE.search(before, 0, official.start()):
         return True
@@ -567,7 +549,8 @@ def ssh_remote(local: str, text: str, end: int) -> bool:
 FILE_OR_UNIT_SUFFIXES = frozenset(
     "service socket timer mount automount slice scope swap path target device "
     "doc docx xls xlsx xlsm ppt pptx hwp hwpx pdf txt csv tsv json yaml yml xml log bak tmp "
-    "jpg jpeg png gif bmp webp heic tif tiff mp3 wav mp4 avi mkv psd exe dll".split()
+    "jpg jpeg png gif bmp webp heic tif tiff mp3 wav mp4 avi mkv psd exe dll "
+    "gz tgz tar rar 7z apk dmg msi deb rpm whl jar conf cfg ini sql".split()
 )
 
 
