@@ -144,7 +144,7 @@ def test_an_animal_s_birth_is_no_one_s(text):
      "저는 강아지 두 마리와 사는 91년 4월 2일생 직장인이에요",
      "햄스터 키우는 89년 5월 6일생 남자입니다",
      "강아지 산책 시켜주실 분 구해요. 저는 90년 1월 8일생입니다",
-     "호랑이 선생님 62년 3월 1일생이십니다"],
+     "호랑이 선생님 62년 3월 1일생이십니다", "집 판다 연락 주세요. 저는 65년 2월 3일생입니다"],
 )  # fmt: skip
 def test_a_person_s_birth_next_to_an_animal_word_is_replaced(text):
     assert _types(text) == ["birth_date"]
@@ -189,7 +189,8 @@ def test_a_site_s_notice_news_help_or_policy_page_is_kept(url):
 @pytest.mark.parametrize(
     "url",
     ["blog.naver.com/minho_88/news", "github.com/jiwoo77/notice", "jiwoo-dev.tistory.com/notice/3",
-     "hanbit77.com/news/1", "medium.com/@sora/news", "www.instagram.com/news_jiwoo/"],
+     "hanbit77.com/news/1", "medium.com/@sora/news", "www.instagram.com/news_jiwoo/",
+     "news.saebyeoktimes.co.kr/reporter/minho77", "news.dalbit.com/list?reporterId=jiwoo"],
 )  # fmt: skip
 def test_a_person_s_page_with_a_notice_or_news_word_is_replaced(url):
     assert _replaced(f"글은 {url} 참고") == [(url, "url")]

@@ -224,6 +224,12 @@ _SITE_PAGE = re.compile(
     re.IGNORECASE,
 )
 _SITE_PAGE_HOSTS = ("news.", "m.news.", "n.news.", "support.", "help.", "helpcenter.")
+#: A writer's page on a news or help site: a reporter's list, an author's profile.
+_BYLINE = re.compile(
+    r"/(?:reporters?|journalists?|authors?|writers?|columnists?|byline)(?=[/?#.]|$)"
+    r"|[?&](?:reporter|journalist|author|writer)\w*=",
+    re.IGNORECASE,
+)
 #: A manual's versioned path: a language maybe, then a release (``/en/3.1.x/…``,
 #: ``/ko/latest/…``, ``/stable/…``, ``/2.4/…``), as a project publishes each release's
 #: manual; a person's page has no release in its path.
@@ -282,6 +288,7 @@ def site_reference_page(host: str, path: str) -> bool:
         and (
             (_SITE_PAGE.match(path) is None and not plain.startswith(_SITE_PAGE_HOSTS))
             or institution_host(host)  # `institution_page`'s
+            or _BYLINE.search(path) is not None
         )
     ):
         return False
