@@ -291,15 +291,44 @@ def is_cutoff(text: str, s: int, e: int) -> bool:
 #: litter of an adoption post ("24년 1월 15일생 아기 고양이 세 마리"), a calf, a foal, a
 #: breed, a 반려견/유기묘. "…일생 아기" alone is a human baby, and stays a birth, and so
 #: is its keeper ("…일생 고양이 집사", "…일생 강아지 엄마").
-_ANIMAL_AFTER = re.compile(
-    r"\s?[생쌩](?:인|의|이고|이며)?\s?(?:(?:아기|애기|새끼|꼬마|암컷|수컷|암|수|[가-힣]{1,2}색|"
-    r"[가-힣]{1,3}무늬)\s?){0,2}"
+#: Animals and breeds by name (one list for the words after a date and before it).
+_ANIMALS = (
     r"(?:고양이|강아지|냥이|냥|댕댕이|멍멍이|새끼|송아지|망아지|병아리|토끼|햄스터|기니피그|고슴도치"
     r"|앵무새|거북이|(?:반려|유기|보호|구조|안내|대형|중형|소형|새끼|진도|풍산)[견묘]|자견|자묘"
     r"|푸들|말티즈|포메(?:라니안)?|비숑|치와와|웰시코기|시바견?|진돗개|리트리버|코숏|러시안\s?블루"
-    r"|먼치킨|페르시안|랙돌|스코티시\s?폴드|브리티시\s?숏헤어|뱅갈|샴)(?:들|이|가|은|는|을|를|와|과|\s|$|[,.!])"
+    r"|먼치킨|페르시안|랙돌|스코티시\s?폴드|브리티시\s?숏헤어|뱅갈|샴"
+    r"|비글|닥스훈트|시츄|시추|요크셔\s?테리어|슈나우저|보더\s?콜리|사모예드|허스키|말라뮤트"
+    r"|(?:프렌치\s?)?불독|퍼그|스피츠|삽살개|풍산개|코리안\s?숏헤어|노르웨이\s?숲|아비시니안"
+    r"|경주마|씨수말|수말|암말|조랑말|젖소|한우|(?:아기|자이언트|레서)\s?판다|팬더|암사자|수사자"
+    r"|호랑이|코끼리|기린|펭귄|돌고래"
+    r"|고릴라|침팬지|북극곰|알파카|미어캣|수달|물범|바다사자)"
+)
+_ANIMAL_AFTER = re.compile(
+    r"\s?[생쌩](?:인|의|이고|이며)?\s?(?:(?:아기|애기|새끼|꼬마|암컷|수컷|암|수|[가-힣]{1,2}색|"
+    r"[가-힣]{1,3}무늬)\s?){0,2}" + _ANIMALS + r"(?:들|이|가|은|는|을|를|와|과|\s|$|[,.!])"
     r"(?!\s?(?:집사|주인|보호자|엄마|아빠|맘|대디|키우|기르))"  # a person who keeps one
 )
+#: The animal named before the date, in the same sentence: a pet's sale post ("말티즈
+#: 공주님 24년 3월 12일생"), its birthday ("우리 고양이 생일이 …"), a veterinary record
+#: ("환견 코코(푸들, …일생"), a laboratory's animals ("마우스 코호트 A는 …일생"), a
+#: racehorse ("경주마 '…'는 … 태어난"). The words between may not end the sentence or
+#: name a person or what a person does with one: "고양이 키우는 저는 …", "강아지 산책
+#:시켜주실 분 …", "고양이 좋아하는 …일생 직장인" is a person's birth;
+#: nor is a zodiac year an animal ("75년 토끼띠예요, 75년 4월 11일생").
+_ANIMAL_BEFORE = re.compile(
+    r"(?:" + _ANIMALS + r"|환견|환묘|마우스|생쥐|실험\s?(?:동물|쥐)|랫[드트])"
+    r"(?!띠)"  # "토끼띠": a person's zodiac year
+    r"(?:(?!집사|주인|보호자|엄마|아빠|맘|키우|기르|키운|기른|(?<![가-힣])(?:저|제|나|내|본인)"
+    r"|언니|오빠|누나|동생|아들|딸|아이|막내|남편|아내|사람|분(?![양만])|씨(?![수])|[.!?\n]"
+    r"|선생|선배|친구|고객|회원|환자|사육사|조련사|기수"
+    r"|좋아|사랑|싫어|무서|데려|데리|입양한|산책|알레?르기|알러지|같은|닮은|사는|살고|함께|같이)"
+    r".){0,40}$"
+)
+#: The speaker as the subject before the animal: "저는 고양이 …", "제가 키우던 강아지 …".
+_SPEAKER_BEFORE = re.compile(r"(?<![가-힣])(?:저는|제가|저도|나는|내가|나도|본인은)")
+#: An animal right after the date's 태어난: "… 태어난 수말로", "… 태어난 새끼 고양이".
+_BORN_ANIMAL = re.compile(r"\s?(?:에\s?)?태어난\s(?:아기\s|새끼\s)?(?:" + _ANIMALS
+                          + r"|수말|암말|수컷|암컷)")  # fmt: skip
 
 
 def animal_birth(text: str, e: int) -> bool:
@@ -308,10 +337,19 @@ def animal_birth(text: str, e: int) -> bool:
     return text.find("생", e, e + 3) >= 0 and _ANIMAL_AFTER.match(text, e) is not None
 
 
+def animal_named(text: str, s: int, e: int) -> bool:
+    """True when the date `text[s:e]` is an animal's birth by the animal named before it in
+    its sentence (`_ANIMAL_BEFORE`) or right after its 태어난 (`_BORN_ANIMAL`)."""
+    animal = _ANIMAL_BEFORE.search(text, max(0, s - 48), s)
+    if animal is not None:  # not "저는 고양이 두 마리와 …": the speaker is the subject
+        return _SPEAKER_BEFORE.search(text, max(0, animal.start() - 12), animal.start()) is None
+    return text.find("태어난", e, e + 5) >= 0 and _BORN_ANIMAL.match(text, e) is not None
+
+
 def cutoff_or_animal(text: str, s: int, e: int) -> bool:
     """True when the date `text[s:e]`, though next to 생, is no one person's birth: a
-    cut-off (`is_cutoff`) or an animal's birth (`animal_birth`)."""
-    return is_cutoff(text, s, e) or animal_birth(text, e)
+    cut-off (`is_cutoff`) or an animal's birth (`animal_birth`, `animal_named`)."""
+    return is_cutoff(text, s, e) or animal_birth(text, e) or animal_named(text, s, e)
 
 
 def short_year(value: str) -> bool:

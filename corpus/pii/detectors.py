@@ -49,7 +49,7 @@ from corpus.pii.phones import (
     PHONE_PATTERN,
     accept_any_phone,
 )
-from corpus.pii.public_pages import not_an_ip, ssh_remote
+from corpus.pii.public_pages import file_or_unit, not_an_ip, ssh_remote
 from corpus.pii.validators import (
     brn_ok,
     crn_ok,
@@ -145,8 +145,8 @@ def _accept_email(text: str, m: re.Match, floor: int):
     if local.startswith(".") or ".." in m.group():
         return None
     s, e = match_span(m)
-    if ssh_remote(local, text, e):
-        return None  # "git@github.com:org/project.git": a code host's shared SSH account
+    if ssh_remote(local, text, e) or file_or_unit(domain):
+        return None  # "git@github.com:org/…": a code host's SSH account; "x@tty1.service"
     if at in _WORD_AT:  # also an English (or Korean) word: a webmail domain, or a mail word
         if word_at_prose(local, text, s):
             return None  # "Big Data at naver.com scale": a title

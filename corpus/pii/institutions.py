@@ -34,12 +34,18 @@ from corpus.pii.places import PROVINCES
 #: in 청 (not 신청, 요청, 초청: an ordinary 청 word is no institution), a public corporation
 #: or agency (…도시공사, …연금공단, …법률구조공단, 한국○○공사; not 공사 "construction"
 #: alone), 국회, or a research university's or institute's Latin acronym written as a word
-#: (KAIST, ETRI). A company, a shop or a 고객센터 is none.
+#: (KAIST, ETRI); a school's own notice names it 본교 ("this school"); a 과학관, a public
+#: car park (공영주차장), a welfare or youth centre (복지관, 수련관), a gymnasium, a memorial
+#: or exhibition hall, a culture or convention centre, a pool are public buildings too. A
+#: company, a shop or a 고객센터 is none (`corpus.pii.public_notices` reads a business's own
+#: notice).
 INSTITUTION_WORD = (
     r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|교육지원청|검찰청|경찰청|지청|청사|법원|등기소"
     r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
-    r"|미술관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
-    r"|출입국관리사무소|고용센터)"
+    r"|미술관|과학관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
+    r"|출입국관리사무소|고용센터|공영주차장|공용주차장|환승주차장|복지관|수련관|체육관|기념관|전시관"
+    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장)"
+    r"|(?<![가-힣])본교"
     r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
     r"|방위사업|재외동포|우주항공)청"
     r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
@@ -69,26 +75,28 @@ ACCOUNT_OWNER_WORD = (
 )  # fmt: skip
 #: A name masked in a notice: "○○", "△△", "□□시".
 _MASK = r"[○△□◇◎●■*＊]{1,4}"
-#: A province written before a masked unit ("강원 ○○시 교육로 34"): the detector's span
-#: starts after the mask, so the province before it is left out of the span too.
+#: A province the detector's span leaves out: before a masked unit ("강원 ○○시 교육로 34":
+#: the span starts after the mask) or after a table's comma ("…강당,경기 한빛시 …").
 _PROVINCE = "|".join(sorted({n for full, shorts in PROVINCES for n in (full, *shorts)}, key=len,
                             reverse=True))  # fmt: skip
 #: A hall, campus, branch or desk of the institution, between its name and its address
 #: ("서울관", "관악캠퍼스", "안산지원", "○○지부", "○○지역본부", "납세자보호실", "신청사",
-#: "체납추적팀").
+#: "체납추적팀"), or its gate or hall ("정문", "강당": "…과학관 정문(…)", "…중학교 강당,…").
 _BRANCH = (
-    r"\s(?:" + _MASK + r")?[가-힣A-Za-z0-9]{0,8}"
+    r"\s(?:" + _MASK + r")?(?:[가-힣A-Za-z0-9]{0,8}"
     r"(?:관|캠퍼스|청사|지원|지청|분원|분관|지부|지사|본부|출장소|사무소|센터|실|과|팀)"
+    r"|정문|후문|강당|운동장)"
 )
 #: A notice of the institution's move or opening between its name and its address
 #: ("도립도서관 이전 안내: 새 주소는 …", "구청 임시청사 이전 공지 - 주소 …", "보건소 신축 이전
 #: 알림"): the notice is the institution's, and so is the address it gives.
 _NOTICE = (
-    r"(?:\s?(?:(?:청사\s?)?(?:이전|이사|신축|임시|개관|재개관|확장)\s?){1,2}(?:안내|공지|알림|소식)"
+    r"(?:\s?(?:주소\s?)?(?:(?:청사\s?)?(?:이전|이사|신축|임시|개관|재개관|확장|변경)\s?){1,2}"
+    r"(?:안내|공지|알림|소식)"
     r"(?:문|드립니다|합니다)?)?"
 )
-#: The address said to be new, moved or changed: "새 주소는", "바뀐 주소:", "이전한 주소".
-_NEW = r"(?:(?:새|신|바뀐|변경된|옮긴|이전한|이전된|이전할)\s?)?"
+#: The address said to be new, old, moved or changed: "새 주소는", "구 주소", "바뀐 주소:".
+_NEW = r"(?:(?:새|신|구|바뀐|변경된|옮긴|이전한|이전된|이전할)\s?)?"
 #: What may stand between the name and the address: up to two branches, a subject or topic
 #: particle (an encyclopedia's "…구청은 서울 … 에 있다"), then spaces, "(", ":", ",", a dash,
 #: a slash and the words 주소/소재지/위치/찾아오시는 길, then masked units ("○○시 ", "강원 ○○시 "),
@@ -100,19 +108,26 @@ _SEP_WORD = (
 )
 _INSTITUTION_SEP = (
     r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?" + _NOTICE + r"(?P<sep>(?:" + _SEP_WORD + r")*)"
-    r"(?:(?:" + _PROVINCE + r")\s(?=" + _MASK + r"))?"
+    r"(?:(?:" + _PROVINCE + r")\s)?"
     r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
 )
 _INSTITUTION_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
 #: A bare unit after the institution's bracketed address:
 #: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
 _INSTITUTION_UNIT_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+#: The new address after the old one and an arrow: "본교 주소 변경 안내: 구 주소 가람동 1번지
+#: → 신 주소 가람로 5": both are the institution's.
+_MOVED_ARROW = r"(?:→|->|⇒|➡)"
+_INSTITUTION_MOVED_BEFORE = re.compile(
+    INSTITUTION_WORD + _INSTITUTION_SEP + r"[^\n→()]{3,40}?\s?" + _MOVED_ARROW + r"\s?" + _NEW
+    + r"(?:주소\s?(?:는|:|：)?\s?)?$"
+)  # fmt: skip
 #: Where someone lives or stays: a dormitory room, an official residence, a staff flat. A
 #: student's dormitory room names its student, so a 기숙사 address is replaced.
 _RESIDENCE_NEAR = re.compile(r"기숙사|생활관|관사|사택|숙소|자택")
 #: Residence words right after an address ("… 1에 살아요" is someone's home), or a word that
 #: makes it a reference point ("학교가 … 근처다": the place near it may be someone's home).
-_LIVES_AFTER = re.compile(
+LIVES_AFTER = re.compile(
     r"\s?(?:에\s?(?:살|거주|사는|사시|이사)|에서\s?(?:살|거주)|으?로\s?이사"
     r"|근처|옆|앞|부근|인근|건너편|맞은편|주변)"
 )
@@ -133,15 +148,19 @@ def institution_address(text: str, start: int, end: int) -> bool:
     bracketed address too). Not when someone lives there: a dormitory or residence word
     near it, a residence or nearness word after it ("…에 살아요", "… 근처"), or a record
     whose 주소 field follows the institution as another field's value ("학교: …학교 주소: …").
+    The new address after the old one and an arrow is the institution's too ("… 구 주소 …
+    → 신 주소 …").
     """
     lo = max(0, start - _WINDOW)
     before = text[lo:start]
     m = _INSTITUTION_BEFORE.search(before)
     if m is None and text[start].isdigit():  # only a bare unit starts with its number
         m = _INSTITUTION_UNIT_BEFORE.search(before)
+    if m is None and re.search(_MOVED_ARROW, before):
+        m = _INSTITUTION_MOVED_BEFORE.search(text, max(0, start - 2 * _WINDOW), start)
     if m is None:
         return False
-    if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or _LIVES_AFTER.match(text, end):
+    if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or LIVES_AFTER.match(text, end):
         return False
     sep = m.group("sep")
     return not ("주소" in sep and ":" in sep and _LABEL_BEFORE.search(before, 0, m.start()))
@@ -176,20 +195,20 @@ _NAME_BEFORE = re.compile(PHONE_INSTITUTION_WORD + r"[\s:：(]*$")
 _NAME_AFTER = re.compile(r"\s?\(([^()\n]{0,24})\)")
 #: A person's title, a relative or a worker: "○○대학교 박지훈 교수 연구실 02-…" (a professor's
 #: office number is read as the professor's), "… 김철수 주무관 전화 …", "아버지 전화 …".
-_PERSON = (
+PERSON_WORD = (
     r"씨|님|교수|선생|강사|주무관|사무관|주사|과장|팀장|계장|국장|부장|실장|원장|소장|대리|주임"
     r"|간호사|의사|박사|기자|변호사|세무사|법무사|회계사|노무사|변리사|행정사|담당|직원|사원"
     r"|아버|어머|엄마|아빠|부모|아들|딸|남편|아내|와이프|형님|누나|언니|오빠|동생|친구|이모"
     r"|삼촌|고모|할머니|할아버지|조카|가족|동기|선배|후배|동료|지인"
 )
 #: Between the institution and the number: the number is a person's or a private
-#: business's. A person (`_PERSON`: a tax accountant's office in a 세무서's building is
+#: business's. A person (`PERSON_WORD`: a tax accountant's office in a 세무서's building is
 #: the accountant's), a private owner (저희, 우리, 제, 가게, 회사), a personal phone (휴대,
 #: 자택, 집) or a room someone lives in (기숙사, 관사, 병실), someone staying or working
 #: there (입원, 근무, 다니는), or the institution named as a landmark (앞, 옆, 근처: "구청
 #: 앞에서 만나요").
 _PERSONAL_BETWEEN = re.compile(
-    _PERSON + r"|(?<![가-힣])(?:제|내|저의|나의)\s|저희|우리(?!은행)|개인|휴대|핸드폰|자택"
+    PERSON_WORD + r"|(?<![가-힣])(?:제|내|저의|나의)\s|저희|우리(?!은행)|개인|휴대|핸드폰|자택"
     r"|(?<![가-힣])집|기숙사|생활관|관사|사택|숙소|병실"
     r"|가게|식당|매장|회사|업체|(?<!대)학원|카페|사업장"
     r"|입원|퇴원|근무|일하|다니|살고|살아|살던|(?<![가-힣])사는|거주|만나"
@@ -197,7 +216,7 @@ _PERSONAL_BETWEEN = re.compile(
 )
 #: Just after the number: a person named with it ("02-… 김철수 주무관", "(담당: …)"); what
 #: follows may be another entry of the notice ("/ 제 사무실 전화 …"), so only a person counts.
-_PERSON_AFTER = re.compile(_PERSON)
+_PERSON_AFTER = re.compile(PERSON_WORD)
 _AFTER_WINDOW = 12
 #: Just before the institution's name: whose it is ("아버지 병원", "우리 학교 행정실").
 _OWNER_WINDOW = 8

@@ -16,6 +16,7 @@ from __future__ import annotations
 from corpus.pii.detectors import email_parts, mail_domain
 from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.phones import foreign_number
+from corpus.pii.public_notices import business_phone, notice_address
 from corpus.pii.public_pages import (
     example_domain,
     example_url,
@@ -29,7 +30,8 @@ from corpus.pii.validators import global_ip
 
 #: Detected values that are public and stay as they are, by the name they are counted under.
 PUBLIC_KINDS = {
-    "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx",
+    "service_number": "a company's nationwide number, 15xx/16xx/18xx-xxxx, or a free-call "
+    "080 number (수신자 부담: the called company pays)",
     "public_host": "a site's host with no path naming no one: www.gov.kr, www.youtube.com",
     "institution_address": "a public institution's address right after its name: 국회 주소 …",
     "institution_phone": "a public institution's own number after its name and a label or "
@@ -45,6 +47,11 @@ PUBLIC_KINDS = {
     "https://example.com/path, user@example.com, *.test",
     "official_account": "a platform account the text calls official or gives to an "
     "institution named before it: 기상청 공식 페이스북 facebook.com/…",
+    "notice_address": "an address a business or a public site gives as its own: 당사 "
+    "고객센터(…), a business footer's field, a clinic's move notice, a model house's site, "
+    "an area (… 일원)",
+    "business_phone": "a landline on a business's contact line after its nationwide number: "
+    "TEL 1544-… / FAX 02-…",
 }
 
 
@@ -56,19 +63,32 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
     number its label or desk), a platform's account by the words before it
     (`corpus.pii.public_pages.official_account`).
     """
-    if kind == "phone" and value[0] == "1" and not foreign_number(value):
-        return "service_number"
+    if kind == "phone" and (value[0] == "1" or value.lstrip("(").startswith("080")):
+        if not foreign_number(value):
+            return "service_number"
     if kind == "url":
         return _public_url(value, text, start)
     if kind == "email" and example_domain(mail_domain(email_parts(value)[2])):
         return "example_address"
     if kind == "ip" and not global_ip(value):
         return "non_global_ip"
-    if kind == "address" and text and institution_address(text, start, start + len(value)):
-        return "institution_address"
+    if kind == "address" and text:
+        return _public_address(text, start, start + len(value))
     if kind == "phone" and text and not foreign_number(value):
         if institution_phone(text, start, start + len(value)):
             return "institution_phone"
+        if business_phone(text, start, start + len(value)):
+            return "business_phone"
+    return None
+
+
+def _public_address(text: str, start: int, end: int) -> str | None:
+    """The `PUBLIC_KINDS` name of a kept address: an institution's, or one a business or a
+    public site gives as its own (`corpus.pii.public_notices`), or None."""
+    if institution_address(text, start, end):
+        return "institution_address"
+    if notice_address(text, start, end):
+        return "notice_address"
     return None
 
 

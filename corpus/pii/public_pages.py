@@ -165,6 +165,9 @@ REFERENCE_HOSTS = (
 REFERENCE_PREFIXES = ("docs.", "download.", "downloads.")
 #: Document hosts whose pages are someone's own document ("docs.google.com/document/d/…").
 SHARED_DOCS = frozenset(("docs.google.com",))
+#: A shared document's link with its id left out, as a text explains it
+#: ("docs.google.com/spreadsheets/d/ 뒤에 문서 ID가 붙는 구조"): it names no document.
+_EMPTY_DOC = re.compile(r"/(?:document|spreadsheets|presentation|forms|drawings|file)/d/?")
 
 
 def reference_page(value: str) -> bool:
@@ -174,8 +177,10 @@ def reference_page(value: str) -> bool:
     link pattern (`site_reference_page`)."""
     host, path = split_url(value)
     host = host.lower()
-    if "@" in host or ":" in host or host in SHARED_DOCS:
+    if "@" in host or ":" in host:
         return False  # user information or a port before the path: not a plain page
+    if host in SHARED_DOCS:
+        return _EMPTY_DOC.fullmatch(path) is not None
     if not (_under(host, REFERENCE_HOSTS) or _plain_host(host).startswith(REFERENCE_PREFIXES)):
         return site_reference_page(host, path)
     return PERSONAL_PATH.search(path) is None
@@ -204,6 +209,25 @@ _DOC_PATH = re.compile(
     r"(?:docs?|documentation|api|apis|reference|references|manual|manuals|guides?|tutorials?"
     r"|get-?started|getting-started|quick-?start|install(?:ation)?|handbook|learn|crates"
     r"|packages?|questions|library)(?=[/?#.]|$)",
+    re.IGNORECASE,
+)
+#: A site's own page for everyone by its first path segment, after a language maybe: a
+#: notice or patch note (``forum.…/notice/3127``), a news article or press release
+#: (``news.….co.kr/article/…``), a help-centre article (``support.…/hc/ko/articles/…``), a
+#: privacy policy or terms (``…/privacy``), an event or a job opening. The site speaks
+#: there, not a person. So does any page of a news or help host (`_SITE_PAGE_HOSTS`:
+#: ``news.….co.kr/2025031200451``, ``support.…/…``).
+_SITE_PAGE = re.compile(
+    r"/(?:" + _LANGUAGE + r"/)?"
+    r"(?:notices?|news|newsroom|articles?|press|announcements?|patch-?notes?|hc|help|faq"
+    r"|support|privacy|terms|policy|policies|legal|events?|careers?|recruit)(?=[/?#.]|$)",
+    re.IGNORECASE,
+)
+_SITE_PAGE_HOSTS = ("news.", "m.news.", "n.news.", "support.", "help.", "helpcenter.")
+#: A writer's page on a news or help site: a reporter's list, an author's profile.
+_BYLINE = re.compile(
+    r"/(?:reporters?|journalists?|authors?|writers?|columnists?|byline)(?=[/?#.]|$)"
+    r"|[?&](?:reporter|journalist|author|writer)\w*=",
     re.IGNORECASE,
 )
 #: A manual's versioned path: a language maybe, then a release (``/en/3.1.x/…``,
@@ -243,7 +267,8 @@ _EMPTY_LINK = re.compile(
 def site_reference_page(host: str, path: str) -> bool:
     """True when the page `path` of the lower-case `host` names no one on a site that is
     not a person's (`PERSONAL_HOSTS`, a blog's subdomain or a handle-like name): a
-    documentation, registry or Q&A page (`_DOC_PATH`, `_VERSIONED_PATH`), a store's page
+    documentation, registry or Q&A page (`_DOC_PATH`, `_VERSIONED_PATH`), a notice, news,
+    help or policy page (`_SITE_PAGE`), a store's page
     of an app, a game or an official image (`STORE_PAGES`), or an empty link pattern
     (`_EMPTY_LINK`). A path that names someone (`PERSONAL_PATH`: ``/@ID``, ``/users/…``,
     ``?id=…``) is never one."""
@@ -257,7 +282,15 @@ def site_reference_page(host: str, path: str) -> bool:
     store = STORE_PAGES.get(plain)
     if store is not None and store.match(path):
         return PERSONAL_PATH.search(_APP_ID.sub("", path)) is None
-    if _DOC_PATH.match(path) is None and _VERSIONED_PATH.match(path) is None:
+    if (
+        _DOC_PATH.match(path) is None
+        and _VERSIONED_PATH.match(path) is None
+        and (
+            (_SITE_PAGE.match(path) is None and not plain.startswith(_SITE_PAGE_HOSTS))
+            or institution_host(host)  # `institution_page`'s
+            or _BYLINE.search(path) is not None
+        )
+    ):
         return False
     return PERSONAL_PATH.search(path) is None
 
@@ -276,6 +309,12 @@ def institution_host(host: str) -> bool:
     return "@" not in host and _under(host, INSTITUTION_DOMAINS)
 
 
+#: A board's post number on an institution's page ("…/news/view.do?id=5521"): an ``id=``
+#: of digits only under a news, notice or board path is an article's, not a person's.
+_BOARD_PATH = re.compile(r"/(?:news|notices?|board|bbs|press|articles?)(?=[/?#.]|$)", re.I)
+_POST_NUMBER = re.compile(r"(?<=[?&;])id=\d+(?=[&#;]|$)")
+
+
 def institution_page(value: str) -> bool:
     """True when the URL `value` is a page on a public institution's host whose path names
     no one (`PERSONAL_PATH`): ``likms.assembly.go.kr/bill``, ``www.○○.go.kr/minwon``.
@@ -285,7 +324,11 @@ def institution_page(value: str) -> bool:
     member's ``?memberId=…``) names that person and is replaced.
     """
     host, path = split_url(value)
-    return institution_host(host) and PERSONAL_PATH.search(path) is None
+    if not institution_host(host):
+        return False
+    if _BOARD_PATH.search(path):
+        path = _POST_NUMBER.sub("", path)  # a press release's number, not a member's id
+    return PERSONAL_PATH.search(path) is None
 
 
 # --- reserved example domains --------------------------------------------------------------
@@ -338,13 +381,13 @@ ACCOUNT_HOSTS = frozenset(
     "blog.naver.com m.blog.naver.com post.naver.com m.post.naver.com cafe.naver.com "
     "m.cafe.naver.com cafe.daum.net m.cafe.daum.net blog.daum.net youtube.com m.youtube.com "
     "instagram.com facebook.com m.facebook.com twitter.com x.com tiktok.com threads.net "
-    "band.us pf.kakao.com".split()
+    "band.us pf.kakao.com twitch.tv m.twitch.tv chzzk.naver.com bj.afreecatv.com".split()
 )
 #: The platform as the sentence names it, between the owner and the address.
 _PLATFORM_WORD = (
     r"(?:블로그|포스트|카페|인스타그램|인스타|유튜브|페이스북|페북|트위터|엑스|틱톡|스레드|밴드"
-    r"|카카오\s?채널|채널|계정|페이지|SNS|[Bb]log|[Ii]nstagram|[Yy]ou[Tt]ube|[Ff]acebook"
-    r"|[Tt]witter)"
+    r"|카카오(?:톡)?\s?채널|카톡\s?채널|채널|계정|페이지|SNS|[Bb]log|[Ii]nstagram|[Yy]ou[Tt]ube"
+    r"|[Ff]acebook|[Tt]witter)"
 )
 #: After the platform words: a bracket, a colon or an arrow, then the address.
 _TO_ADDRESS = r"(?:" + _PLATFORM_WORD + r"\s?){0,2}(?:[(（「『\[<:：\-→—]\s?)?$"
@@ -380,7 +423,8 @@ def _institution(owner: str) -> bool:
 def official_account(value: str, text: str, start: int) -> bool:
     """True when the URL `value`, at `start` in `text`, is an account on a platform
     (`ACCOUNT_HOSTS`) that the text calls official (``공식 블로그 …``, not ``제 공식 …``) or
-    gives to a public institution named right before it (``기상청 페이스북 …``)."""
+    gives to a public institution named right before it (``기상청 페이스북 …``). A code
+    host's account is never one (by policy: docs/pii.md)."""
     host, path = split_url(value)
     if _plain_host(host) not in ACCOUNT_HOSTS or not path.strip("/"):
         return False
@@ -501,3 +545,24 @@ def ssh_remote(local: str, text: str, end: int) -> bool:
         and text[end : end + 1] == ":"
         and text[end + 1 : end + 2] not in ("", " ", "\n")
     )
+
+
+# --- a file name or a service unit with an "@" ------------------------------------------------
+
+#: The last label of a name that has the shape of an e-mail but is a file or a system unit:
+#: a systemd unit instantiated with ``@`` (``getty@tty1.service``, ``openvpn-client@x.socket``),
+#: a file with ``@`` in its name (``report_v2@final.docx``). None of these is a top-level
+#: domain, so no mailbox can end with one.
+FILE_OR_UNIT_SUFFIXES = frozenset(
+    "service socket timer mount automount slice scope swap path target device "
+    "doc docx xls xlsx xlsm ppt pptx hwp hwpx pdf txt csv tsv json yaml yml xml log bak tmp "
+    "jpg jpeg png gif bmp webp heic tif tiff mp3 wav mp4 avi mkv psd exe dll "
+    "gz tgz tar rar 7z apk dmg msi deb rpm whl jar conf cfg ini sql".split()
+)
+
+
+def file_or_unit(domain: str) -> bool:
+    """True when the domain part of an e-mail-shaped name ends in a file extension or a
+    system unit's type (`FILE_OR_UNIT_SUFFIXES`): ``getty@tty1.service`` and
+    ``report_v2@final.docx`` are no mailboxes; a real domain ends in a top-level domain."""
+    return domain.rsplit(".", 1)[-1].lower() in FILE_OR_UNIT_SUFFIXES

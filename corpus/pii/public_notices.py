@@ -1,0 +1,126 @@
+"""Addresses and numbers a business or a public site gives as its own: detected, kept.
+
+`corpus.pii.institutions` keeps a public institution's address and number by its name
+right before them. Issue #24's sixth blind set has the same thing said by a business or
+of a site that is nobody's home, in shapes of their own (`corpus.pii.kept.public_kind`
+calls these rules for an ``address`` or a ``phone`` span only, after the institution
+rules, so they cost nothing on text without one):
+
+* `notice_address` (``notice_address``): a company's own premises in its own voice
+  (``당사 고객센터(서울 …)``, ``본사 주소: …``); a footer line of a business, its fields
+  split by ``|`` with a service number or a 고객센터 among them (``한빛출판 | … |
+  고객센터 1600-… | 서울 마포구 …``); a clinic's move notice (``[병원 이전] … 한빛대로 301
+  …에서 진료합니다``); a model house's or a development's site (``견본주택 위치: …``, ``…
+  한빛대로 500 일원``: an area, no one's house);
+* `business_phone` (``business_phone``): a landline on a business's contact line after
+  its nationwide number (``TEL:1544-… (대표) / FAX:02-…``).
+
+A person between the business and the value keeps it a person's (``당사 고객센터 김○○
+상담원 자택 …``, ``고객센터 1588-… 담당자 직통 02-…``), and so does a residence or a
+nearness word after the address (``… 근처``, ``…에 살아요``). A person's business card
+(``○○○ 과장 | 경영지원팀`` then the company's address on the next line) is no notice of
+the business: its address is the person's work address, and is replaced.
+"""
+
+from __future__ import annotations
+
+import re
+
+from corpus.pii.institutions import LIVES_AFTER, PERSON_WORD
+
+#: A company speaking of its own premises: "당사 고객센터(…)", "본사 주소: …", "당사 서비스센터
+#: 위치 -", then a bracket, a colon or an address word right before the address; a company's
+#: customer, service or returns centre with its address in brackets or after 주소
+#: ("○○몰 반품센터(경기 …)", "서비스센터 주소: …").
+_PREMISES = (
+    r"(?:고객\s?(?:센터|지원센터|상담실)|서비스\s?센터|콜센터|A/S\s?센터|사옥|본점|지점|영업소"
+    r"|물류센터|반품센터|공장)"
+)
+_OWN_PREMISES = re.compile(
+    r"(?:(?:(?<![가-힣])당사|(?<![가-힣])본사|(?<![가-힣])폐사)\s?" + _PREMISES + r"?"
+    r"\s?(?:주소(?:는|지)?|소재지|위치)?\s?[(:：\-–]?"
+    r"|(?<![가-힣])" + _PREMISES + r"\s?(?:\(|(?:주소(?:는|지)?|소재지|위치)\s?[:：]?))\s?$"
+)
+#: A footer's business fields, one of them on the same line as the address: a service
+#: number, a customer centre, a business registration number, a mail-order licence.
+_FOOTER_FIELD = re.compile(
+    r"(?<![0-9])1[5-8]\d\d-\d{4}(?![0-9])|고객센터|사업자\s?(?:등록)?\s?번호|통신판매업|대표이사"
+    r"|[Cc]opyright|©|[Aa]ll [Rr]ights [Rr]eserved"
+)
+#: A footer's field separators: a bar, a Hangul ㅣ written as one, a box-drawing bar.
+_FIELD_BAR = re.compile(r"[|ㅣ│]\s?$")
+#: A clinic's or a shop's move notice before the address on its line: "[병원 이전]", "치과
+#: 이전 안내", "○○의원 확장 이전", "매장 이전". Not an association's office ("신도회 사무실
+#: 이전 안내": an office may be someone's home).
+_CLINIC_MOVE = re.compile(
+    r"(?:병원|의원|치과|한의원|약국|클리닉|의료원|검진센터|동물병원|매장|본점|지점)\s?"
+    r"(?:확장\s?|신축\s?)?(?:이전|이사)"
+)
+#: A development's site before the address on its line: a model house, a sales office.
+_SITE_BEFORE = re.compile(r"견본주택|모델하우스|홍보관|분양\s?(?:사무소|사무실|현장)")
+#: An area around the address, right after it: "한빛대로 500 일원", "…일원에서" (not 일원동).
+_AREA_AFTER = re.compile(r"\s?일원(?:에서|의|에|으로|을|은|이)?(?![가-힣])")
+#: What stands between a notice's heading and its address on one line.
+_LINE_WINDOW = 80
+
+
+def _line_before(text: str, start: int) -> tuple[int, str]:
+    """(where it starts, the text) of the line before `start`, at most `_LINE_WINDOW` long."""
+    lo = max(0, start - _LINE_WINDOW)
+    lo = max(lo, text.rfind("\n", lo, start) + 1)
+    return lo, text[lo:start]
+
+
+#: A person or a home between a heading and its value: a title, a relative or a worker
+#: (`corpus.pii.institutions.PERSON_WORD`), the speaker's own, a residence.
+_PERSONAL = re.compile(
+    PERSON_WORD
+    + r"|(?<![가-힣])(?:제|내|저의|나의)\s|(?:저희|우리)\s?집|자택|(?<![가-힣])집(?![가-힣])"
+    r"|기숙사|숙소|거주|살고|살아|(?<![가-힣])사는"
+)
+
+
+def _personal_between(text: str, lo: int, hi: int) -> bool:
+    """True when a person, a residence or the speaker's own is named in text[lo:hi]."""
+    return _PERSONAL.search(text, lo, hi) is not None
+
+
+def notice_address(text: str, start: int, end: int) -> bool:
+    """True when the address text[start:end] is one a business or a public site gives as its
+    own: a company's premises in its voice (`_OWN_PREMISES`), a business footer's field
+    (`_FOOTER_FIELD` on a ``|``-split line), a clinic's move notice (`_CLINIC_MOVE`), a
+    development's site or an area (`_SITE_BEFORE`, `_AREA_AFTER`). Not with a person named
+    between the heading and the address, or a residence or nearness word after it."""
+    if LIVES_AFTER.match(text, end):
+        return False
+    if _AREA_AFTER.match(text, end):
+        return True
+    lo, line = _line_before(text, start)
+    own = _OWN_PREMISES.search(line)
+    if own is not None:
+        return not _personal_between(text, lo + own.start(), start)
+    if _FIELD_BAR.search(line):
+        line_end = text.find("\n", end)
+        whole = text[lo : line_end if line_end >= 0 else len(text)]
+        return _FOOTER_FIELD.search(whole) is not None and not _personal_between(text, lo, start)
+    for heading in (_CLINIC_MOVE, _SITE_BEFORE):
+        m = heading.search(line)
+        if m is not None:
+            return not _personal_between(text, lo + m.start(), start)
+    return False
+
+
+#: A nationwide number on the line, then its label's pair: "TEL:1544-… (대표) / FAX:".
+_SERVICE_THEN_LABEL = re.compile(
+    r"(?<![0-9])1[5-8]\d\d-\d{4}(?![0-9])[^\n]{0,40}?(?:FAX|Fax|팩스|TEL|Tel|전화)\s?[:：.]?\s?$"
+)
+_PHONE_WINDOW = 64
+
+
+def business_phone(text: str, start: int, end: int) -> bool:
+    """True when the landline text[start:end] is a business's, on its contact line right
+    after its nationwide number (``TEL:1544-… (대표) / FAX:02-…``), no person between them
+    (``고객센터 1588-… 담당자 직통 02-…`` is the person's)."""
+    lo, line = _line_before(text, start)
+    m = _SERVICE_THEN_LABEL.search(text, max(lo, start - _PHONE_WINDOW), start)
+    return m is not None and not _personal_between(text, m.start(), start)
