@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from corpus.pii.scanned_forms import birth_elsewhere
 from corpus.pii.validators import DASHES, is_calendar_date
 
 #: Labels that may stand a few words before the date ("생년월일은 1990.3.5", "생년 74년 3월 22일";
@@ -32,7 +33,9 @@ _BIRTH_LABEL = re.compile(
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
 #: "출생한 1963년 4월 8일".
-_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：)]?\s?$")
+_BIRTH_TIGHT_BEFORE = re.compile(
+    r"(?:출생|태생|(?<![가-힣])생|출생한|태어난|(?<![A-Za-z])born(?: on| in)?)\s?[:：)]?\s?$"
+)
 #: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
 #: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나, 태어나 itself, 생일 as what the date is.
 _BIRTH_AFTER = re.compile(
@@ -44,10 +47,11 @@ _BIRTH_AFTER = re.compile(
     r"|태어(?:났|나셨|나신|난|남|나(?!서?\s?처음))"
     # "92년 3월 8일 생일인 친구": the date is whose birthday; not "생일 파티", "생일에", "생일이라",
     # "생일인 날" (the day of a party)
-    r"|생일(?=(?:인|이신)\s(?!날|당일|그날|오늘)))"
+    r"|생일(?=(?:인|이신)\s(?!날|당일|그날|오늘))"
+    r"|生(?![一-龥]))"  # an old record's "57年 5月 8日生" (not 生産, 生活: a word)
 )
 #: The first character `_BIRTH_AFTER` can match after its optional space.
-_BIRTH_AFTER_FIRST = frozenset("생쌩출에태")  # 쌩: 생 as said for emphasis ("…28일쌩이에요")
+_BIRTH_AFTER_FIRST = frozenset("생쌩출에태生")  # 쌩: 생 as said for emphasis ("…28일쌩이에요")
 #: The date said to be someone's birthday: "“81년 6월 12일”이 제 생일이고", "…일은 제 생일입니다";
 #: a quote may close first. Not "생일 파티/축하/선물/쿠폰" (the day of a celebration), nor
 #: "생일이라 휴가를 냈다" (a birthday as the reason for that day: a celebrated one).
@@ -146,9 +150,11 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     if text[e : e + 1] in _BIRTHDAY_IS_FIRST and _BIRTHDAY_IS.match(text, e):
         return True
     tight_lo = max(0, s - 8)
-    if (text.find("생", tight_lo, s) >= 0 or text.find("태어난", tight_lo, s) >= 0) and (
-        _BIRTH_TIGHT_BEFORE.search(text, tight_lo, s)
-    ):
+    if (
+        text.find("생", tight_lo, s) >= 0
+        or text.find("태어난", tight_lo, s) >= 0
+        or text.find("born", tight_lo, s) >= 0  # "My wife was born 90년 5월 7일"
+    ) and (_BIRTH_TIGHT_BEFORE.search(text, tight_lo, s)):
         return True
     lo = max(0, s - 20)
     # the label must be in the same sentence; most dates have none in the 20 characters
@@ -159,6 +165,8 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
             return True
         if _LABEL_LINE.search(text, max(0, s - 20), s) is not None:
             return True  # a form's label on the line before: "생년월일:\n91년 2월 9일"
+    if birth_elsewhere(text, s, e):
+        return True  # a dialogue's question, a table's header, a label with a note
     if tight:
         return _born_later_short(text, s, e)
     # a birth verb later in the same sentence, with no other date in between; not for the
