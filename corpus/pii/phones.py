@@ -98,11 +98,13 @@ _SPACED_MOBILE = (
     + r"\d(?: \d){3}(?!\s?[0-9])"
 )
 
-#: A mobile number whose groups a scan or a typist broke with stray spaces: "010-38 42-1 975",
-#: "010 8 3 9 2 6 1 4 7". Tried last, after the regular shapes: eight digits after the
-#: prefix, each after an optional space or dash, the first not 0, no digit after.
+#: A mobile number whose groups a scan or a typist broke with stray spaces: dashes between
+#: its groups, a space inside them ("010-38 42-1 975"), or every digit after the prefix
+#: spaced ("010 8 3 9 2 6 1 4 7"). Tried last, after the regular shapes; a number only
+#: regrouped ("0102 345 6789") is none of these (`corpus.pii.copies` finds it as a copy).
 _OCR_SPACED_MOBILE = (
-    rf"1[016789](?: ?[{DASHES}]? ?[1-9])(?: ?[{DASHES}]? ?\d){{7}}(?! ?[{DASHES}]? ?\d)"
+    rf"1[016789](?:\s?[{DASHES}]\s?[1-9](?: ?\d){{2,3}}\s?[{DASHES}]\s?\d(?: ?\d){{3}}"
+    r"| [1-9](?: \d){7})(?! ?\d)"
 )
 #: The mobile detector's pattern (registered in `corpus.pii.detectors`).
 MOBILE_PATTERN = (

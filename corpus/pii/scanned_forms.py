@@ -1,4 +1,5 @@
-"""Birth labels that do not stand in the date's own sentence, as forms and dialogues put them.
+"""What scanned forms and dialogues write apart from the detectors' shapes: birth labels
+outside the date's sentence, and a plate's 1 misread as l or I (`OCR_ONES`).
 
 `corpus.pii.birthdates.birth_context` reads a birth label only in the date's sentence or
 on the line right above it when that line is the label alone. Three more shapes recur in
@@ -33,6 +34,10 @@ _HEADER_ROWS = 30
 _NOTED_LABEL = re.compile(
     r"(?:생년월일|생일|[Bb]irth(?:day| ?date)?|D\.?O\.?B)\s?\([^()\n]{1,40}\)\s?[:：]\s?$"
 )
+
+#: The last three digits of a plate where a scan misread a 1 as l or I ("34오 772l"):
+#: one of them at least, and no letter after (a word "12가 34lb" is none).
+OCR_ONES = r"(?=\d{0,2}[lI])[\dlI]{3}(?![A-Za-z])"
 
 
 def answered_birth(text: str, s: int) -> bool:
