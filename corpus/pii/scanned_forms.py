@@ -43,16 +43,23 @@ OCR_ONES = r"(?=\d{0,2}[lI])[\dlI]{3}(?![A-Za-z])"
 def answered_birth(text: str, s: int) -> bool:
     """True when the date at `s` opens a dialogue turn that answers a birth question.
 
-    The date must come first in its line, after the speaker's name at most, and the
-    line before it must name a birth label: the date then answers that turn.
+    The date must come first in its line, after the speaker's name at most; the line
+    before it must be a short turn that names a birth label, and one of the two lines
+    must open with a speaker's name (a paragraph that starts with a date after one that
+    mentions a birthday is an encyclopedia's, not an answer).
     """
     line = text.rfind("\n", max(0, s - 11), s) + 1
     if line == 0:
         return False
     head = text[line:s]
-    if head.strip() and _TURN_HEAD.fullmatch(head) is None:
+    spoken = _TURN_HEAD.fullmatch(head) is not None
+    if head.strip() and not spoken:
         return False
     before = text.rfind("\n", max(0, line - 1 - _TURN_REACH), line - 1) + 1
+    if before == 0 and line - 1 > _TURN_REACH:
+        return False  # the line before is longer than one spoken turn
+    if not spoken and _TURN_HEAD.match(text, before, line - 1) is None:
+        return False
     return _LABEL.search(text, before, line - 1) is not None
 
 
