@@ -24,7 +24,7 @@ def _found(text: str) -> list[tuple[str, str]]:
 
 POSITIVES = [
     # a birth label in the dialogue turn before the date
-    ("birth_date", "직원: 가입자 생년월일 불러 주시겠어요?\n손님: 79년 4월 13일이에요.", "79년 4월 13일"),
+    ("birth_date", "직원: 생년월일 불러 주시겠어요?\n손님: 79년 4월 13일이에요.", "79년 4월 13일"),
     ("birth_date", "상담사: 생년월일 여쭤볼게요.\n64년 10월 2일입니다.", "64년 10월 2일"),
     # a table's header names the date's column
     ("birth_date", "번호,이름,생년월일\n7,박**,92년 6월 30일\n8,이**,,", "92년 6월 30일"),
@@ -42,7 +42,7 @@ POSITIVES = [
     ("mobile", "휴대폰 010 4 7 2 9 3 8 1 6 입니다", "010 4 7 2 9 3 8 1 6"),
     # read out in Korean with commas, or 다시 for the dash
     ("mobile", "네 번호가 공일공, 사칠이구, 팔팔삼일 맞으시죠?", "공일공, 사칠이구, 팔팔삼일"),
-    ("mobile", "전화는 공일공 다시 칠삼팔이 다시 오구일사 여", "공일공 다시 칠삼팔이 다시 오구일사"),
+    ("mobile", "전화는 공일공 다시 칠삼팔이 다시 오구일사", "공일공 다시 칠삼팔이 다시 오구일사"),
     # a plate with l or I misread for 1
     ("plate", "블랙박스에 찍힌 건 52노 8l36 이에요", "52노 8l36"),
     # an e-mail with a space before its dot; a star for "@" before a webmail host

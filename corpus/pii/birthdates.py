@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from corpus.pii.scanned_forms import birth_elsewhere
+from corpus.pii.scanned_forms import ELSEWHERE_BEFORE, birth_elsewhere
 from corpus.pii.validators import DASHES, is_calendar_date
 
 #: Labels that may stand a few words before the date ("생년월일은 1990.3.5", "생년 74년 3월 22일";
@@ -165,8 +165,12 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
             return True
         if _LABEL_LINE.search(text, max(0, s - 20), s) is not None:
             return True  # a form's label on the line before: "생년월일:\n91년 2월 9일"
-    if birth_elsewhere(text, s, e):
-        return True  # a dialogue's question, a table's header, a label with a note
+    # a dialogue's question, a table's header, a label with a note: only after a cell's
+    # separator or a colon, or a line break just before (most dates have none)
+    if (
+        text[s - 2 : s].rstrip()[-1:] in ELSEWHERE_BEFORE or text.find("\n", max(0, s - 11), s) >= 0
+    ) and birth_elsewhere(text, s, e):
+        return True
     if tight:
         return _born_later_short(text, s, e)
     # a birth verb later in the same sentence, with no other date in between; not for the
