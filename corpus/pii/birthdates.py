@@ -26,16 +26,15 @@ from corpus.pii.validators import DASHES, is_calendar_date
 _BIRTH_LABEL = re.compile(
     # the lookbehinds after the literal: cheap
     r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
-    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
+    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B"
+    r"|[Bb](?:irth|orn(?<![A-Za-z]born))"  # "My wife was born 90년 5월 7일"
     r"|dob(?<![A-Za-z]dob)(?![A-Za-z])"  # typed in lowercase: "dob: 97년 5월 13일"
     r"|생 년 월 일"  # spelled out by voice input
     r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
 #: "출생한 1963년 4월 8일".
-_BIRTH_TIGHT_BEFORE = re.compile(
-    r"(?:출생|태생|(?<![가-힣])생|출생한|태어난|(?<![A-Za-z])born(?: on| in)?)\s?[:：)]?\s?$"
-)
+_BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：)]?\s?$")
 #: Right after the date: 생 as a word of its own ("1985년 7월 2일생", "…생이다", "…생이십니다";
 #: never 생태계, 생성, 생방송, 생이별), 출생, 에 태어나, 태어나 itself, 생일 as what the date is.
 _BIRTH_AFTER = re.compile(
@@ -150,11 +149,9 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     if text[e : e + 1] in _BIRTHDAY_IS_FIRST and _BIRTHDAY_IS.match(text, e):
         return True
     tight_lo = max(0, s - 8)
-    if (
-        text.find("생", tight_lo, s) >= 0
-        or text.find("태어난", tight_lo, s) >= 0
-        or text.find("born", tight_lo, s) >= 0  # "My wife was born 90년 5월 7일"
-    ) and (_BIRTH_TIGHT_BEFORE.search(text, tight_lo, s)):
+    if (text.find("생", tight_lo, s) >= 0 or text.find("태어난", tight_lo, s) >= 0) and (
+        _BIRTH_TIGHT_BEFORE.search(text, tight_lo, s)
+    ):
         return True
     lo = max(0, s - 20)
     # the label must be in the same sentence; most dates have none in the 20 characters
@@ -166,10 +163,8 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
         if _LABEL_LINE.search(text, max(0, s - 20), s) is not None:
             return True  # a form's label on the line before: "생년월일:\n91년 2월 9일"
     # a dialogue's question, a table's header, a label with a note: only after a cell's
-    # separator or a colon, or a line break just before (most dates have none)
-    if (
-        text[s - 2 : s].rstrip()[-1:] in ELSEWHERE_BEFORE or text.find("\n", max(0, s - 11), s) >= 0
-    ) and birth_elsewhere(text, s, e):
+    # separator, a colon or a line break just before (most dates have none of them)
+    if text[s - 2 : s].rstrip(" ")[-1:] in ELSEWHERE_BEFORE and birth_elsewhere(text, s, e):
         return True
     if tight:
         return _born_later_short(text, s, e)

@@ -31,8 +31,8 @@ _CELL_SEPARATORS = (",", "\t", "|")
 #: How many rows above a table row its header may stand.
 _HEADER_ROWS = 30
 #: The character before a date (a space between or not) that `birth_elsewhere` may read
-#: as a birth's; or a line break in the ten before it (a dialogue's turn).
-ELSEWHERE_BEFORE = frozenset(",\t|:：")
+#: as a birth's: a cell's separator, a colon (a label's, a speaker's) or a line break.
+ELSEWHERE_BEFORE = frozenset(",\t|:：\n")
 #: A birth label, a bracketed note after it, then the colon: "생년월일(…): ".
 _NOTED_LABEL = re.compile(
     r"(?:생년월일|생일|[Bb]irth(?:day| ?date)?|D\.?O\.?B)\s?\([^()\n]{1,40}\)\s?[:：]\s?$"
