@@ -25,7 +25,7 @@ def _found(text: str) -> list[tuple[str, str]]:
 POSITIVES = [
     # a birth label in the dialogue turn before the date
     ("birth_date", "직원: 생년월일 불러 주시겠어요?\n손님: 79년 4월 13일이에요.", "79년 4월 13일"),
-    ("birth_date", "상담사: 생년월일 여쭤볼게요.\n64년 10월 2일입니다.", "64년 10월 2일"),
+    ("birth_date", "상담사: 생년월일 여쭤볼게요.\nA: 64년 10월 2일입니다.", "64년 10월 2일"),
     # a table's header names the date's column
     ("birth_date", "번호,이름,생년월일\n7,박**,92년 6월 30일\n8,이**,,", "92년 6월 30일"),
     ("birth_date", "순번\t생년월일\t지역\n2\t85.12.04\t대구", "85.12.04"),
@@ -68,6 +68,8 @@ NEGATIVES = [
     "A: 생일 축하해!\nB: 2023년 5월 3일에 만나자",
     # a paragraph that opens with a date after one that mentions a birthday
     "그의 40번째 생일을 맞아 헌정 음반이 나왔다.\n2011년 8월 16일은 그의 10주기였다.",
+    # a turn that is no answer: the date after other words
+    "A: 생년월일 말씀해 주세요.\nB: 네, 그런데 2019년 3월 4일에 이사했어요.",
     # a table whose date column is not a birth ("가입일")
     "번호,이름,가입일\n7,박**,22년 6월 30일",
     # a table's birth column, but the date in another column

@@ -164,7 +164,8 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
             return True  # a form's label on the line before: "생년월일:\n91년 2월 9일"
     # a dialogue's question, a table's header, a label with a note: only after a cell's
     # separator, a colon or a line break just before (most dates have none of them)
-    if text[s - 2 : s].rstrip(" ")[-1:] in ELSEWHERE_BEFORE and birth_elsewhere(text, s, e):
+    mark = text[s - 2 : s].rstrip(" ")[-1:]
+    if mark in ELSEWHERE_BEFORE and birth_elsewhere(text, s, e, mark):
         return True
     if tight:
         return _born_later_short(text, s, e)

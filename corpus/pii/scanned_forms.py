@@ -31,8 +31,8 @@ _CELL_SEPARATORS = (",", "\t", "|")
 #: How many rows above a table row its header may stand.
 _HEADER_ROWS = 30
 #: The character before a date (a space between or not) that `birth_elsewhere` may read
-#: as a birth's: a cell's separator, a colon (a label's, a speaker's) or a line break.
-ELSEWHERE_BEFORE = frozenset(",\t|:：\n")
+#: as a birth's: a cell's separator or a colon (a label's, a speaker's).
+ELSEWHERE_BEFORE = frozenset(",\t|:：")
 #: A birth label, a bracketed note after it, then the colon: "생년월일(…): ".
 _NOTED_LABEL = re.compile(
     r"(?:생년월일|생일|[Bb]irth(?:day| ?date)?|D\.?O\.?B)\s?\([^()\n]{1,40}\)\s?[:：]\s?$"
@@ -46,23 +46,16 @@ OCR_ONES = r"(?=\d{0,2}[lI])[\dlI]{3}(?![A-Za-z])"
 def answered_birth(text: str, s: int) -> bool:
     """True when the date at `s` opens a dialogue turn that answers a birth question.
 
-    The date must come first in its line, after the speaker's name at most; the line
-    before it must be a short turn that names a birth label, and one of the two lines
-    must open with a speaker's name (a paragraph that starts with a date after one that
-    mentions a birthday is an encyclopedia's, not an answer).
+    The date must come first in its line, right after the speaker's name ("환자: "),
+    and the line before it must be a short turn that names a birth label. (A paragraph
+    that opens with a date after one that mentions a birthday is an encyclopedia's.)
     """
     line = text.rfind("\n", max(0, s - 11), s) + 1
-    if line == 0:
-        return False
-    head = text[line:s]
-    spoken = _TURN_HEAD.fullmatch(head) is not None
-    if head.strip() and not spoken:
+    if line == 0 or _TURN_HEAD.fullmatch(text, line, s) is None:
         return False
     before = text.rfind("\n", max(0, line - 1 - _TURN_REACH), line - 1) + 1
     if before == 0 and line - 1 > _TURN_REACH:
         return False  # the line before is longer than one spoken turn
-    if not spoken and _TURN_HEAD.match(text, before, line - 1) is None:
-        return False
     return _LABEL.search(text, before, line - 1) is not None
 
 
@@ -95,11 +88,17 @@ def column_birth(text: str, s: int, e: int) -> bool:
 def noted_label_birth(text: str, s: int) -> bool:
     """True when a birth label with a bracketed note before its colon precedes `s`."""
     colon = s - 1 if text[s - 1 : s] != " " else s - 2
-    if colon < 1 or text[colon] not in ":：":
+    if colon < 1 or text[colon] not in ":：" or ")" not in text[colon - 2 : colon]:
         return False
     return _NOTED_LABEL.search(text, max(0, s - 70), s) is not None
 
 
-def birth_elsewhere(text: str, s: int, e: int) -> bool:
-    """True when a form's or dialogue's label outside the date's sentence names it a birth."""
-    return answered_birth(text, s) or column_birth(text, s, e) or noted_label_birth(text, s)
+def birth_elsewhere(text: str, s: int, e: int, mark: str) -> bool:
+    """True when a form's or dialogue's label outside the date's sentence names it a birth.
+
+    `mark`: the character before the date, a space between or not (one of
+    `ELSEWHERE_BEFORE`); it picks the one or two shapes that can hold there.
+    """
+    if mark in ":：":
+        return noted_label_birth(text, s) or answered_birth(text, s)
+    return column_birth(text, s, e)
