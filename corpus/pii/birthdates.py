@@ -162,11 +162,6 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
             return True
         if _LABEL_LINE.search(text, max(0, s - 20), s) is not None:
             return True  # a form's label on the line before: "생년월일:\n91년 2월 9일"
-    # a dialogue's question, a table's header, a label with a note: only after a cell's
-    # separator, a colon or a line break just before (most dates have none of them)
-    mark = text[s - 2 : s].rstrip(" ")[-1:]
-    if mark in ELSEWHERE_BEFORE and birth_elsewhere(text, s, e, mark):
-        return True
     if tight:
         return _born_later_short(text, s, e)
     # a birth verb later in the same sentence, with no other date in between; not for the
@@ -396,8 +391,10 @@ _CORRECTION_LAST = frozenset("는라고:：")
 #: before its 일; 생일, 생년월일 are birth labels).
 _OTHER_DATE_LABEL = re.compile(r"[가-힣](?<![생월])일\s?(?:은|는|이|:|자)|날짜|일자")
 #: The character before a date (a space skipped) that `birth_record` or `corrected_birth`
-#: needs: the only ones `corpus.pii.detectors` calls them after.
-RECORD_OR_CORRECTION = _FIELD_MARKS | _CORRECTION_LAST
+#: needs; with `ELSEWHERE_BEFORE`, the only ones `corpus.pii.detectors` calls `marked_birth`
+#: after.
+_RECORD_OR_CORRECTION = _FIELD_MARKS | _CORRECTION_LAST
+RECORD_OR_CORRECTION = _RECORD_OR_CORRECTION | ELSEWHERE_BEFORE
 #: How far before the corrected date the label of the sentence may stand.
 _CORRECTION_REACH = 80
 
@@ -469,3 +466,15 @@ def registered_birth(text: str, s: int, e: int) -> bool:
         return False
     between = text[word.end() : s]
     return _OTHER_DATE_LABEL.search(between) is None and _DATE_WORD.search(between) is None
+
+
+def marked_birth(text: str, s: int, e: int, before: str) -> bool:
+    """True when the mark `before` the date (a space skipped) opens a birth's field.
+
+    A record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
+    table's birth column, a dialogue's answer or a label with a note
+    (`corpus.pii.scanned_forms.birth_elsewhere`); each tried only after its own marks.
+    """
+    if before in _RECORD_OR_CORRECTION and (birth_record(text, s, e) or corrected_birth(text, s)):
+        return True
+    return before in ELSEWHERE_BEFORE and birth_elsewhere(text, s, e, before)

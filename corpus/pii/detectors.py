@@ -22,10 +22,9 @@ from corpus.pii.birthdates import (
     RECORD_OR_CORRECTION,
     birth_context,
     birth_date_valid,
-    birth_record,
-    corrected_birth,
     cutoff_or_animal,
     lifespan,
+    marked_birth,
     one_person_month,
     registered_birth,
     short_year,
@@ -663,11 +662,9 @@ def _accept_birth(text: str, m: re.Match, floor: int):
         birth_context(text, s, e, tight=short)
         or (not short and lifespan(text, s, e))
         or registered_birth(text, s, e)  # "호적엔 51년 3월 5일로 올라가 있는디"
-        # a record's field ("… / 66년 11월 28일 /") or a correction ("실제로는 64년 …")
-        or (
-            before in RECORD_OR_CORRECTION
-            and (birth_record(text, s, e) or corrected_birth(text, s))
-        )
+        # a record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
+        # table's birth column, a dialogue's answer ("환자: 73년 …")
+        or (before in RECORD_OR_CORRECTION and marked_birth(text, s, e, before))
     ) or cutoff_or_animal(text, s, e):
         return None  # "1980년 1월 1일생 이후", a cut-off; "…일생 아기 고양이", a kitten's
     if not birth_date_valid(m.group()) or not one_person_month(text, m.group(), e):
