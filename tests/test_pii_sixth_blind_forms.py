@@ -34,6 +34,7 @@ POSITIVES = [
     # 生 after an old record's date; "born" before the date
     ("birth_date", "姓名 ○○○\n62年 11月 3日生 本籍 忠北", "62年 11月 3日"),
     ("birth_date", "My husband was born 84년 2월 19일 in Busan", "84년 2월 19일"),
+    ("birth_date", "She was born on 1997년 8월 3일, a Sunday", "1997년 8월 3일"),
     # a mobile with l or I misread for 1, O for 0
     ("mobile", "H.P : O1O-6634-l295", "O1O-6634-l295"),
     ("mobile", "M. 010-4781-2OI9", "010-4781-2OI9"),
@@ -70,6 +71,8 @@ NEGATIVES = [
     "그의 40번째 생일을 맞아 헌정 음반이 나왔다.\n2011년 8월 16일은 그의 10주기였다.",
     # a turn that is no answer: the date after other words
     "A: 생년월일 말씀해 주세요.\nB: 네, 그런데 2019년 3월 4일에 이사했어요.",
+    # "born" in a title before the date of a release
+    "앨범 Born This Way (2011년 5월 23일 발매)",
     # a table whose date column is not a birth ("가입일")
     "번호,이름,가입일\n7,박**,22년 6월 30일",
     # a table's birth column, but the date in another column

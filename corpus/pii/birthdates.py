@@ -27,7 +27,8 @@ _BIRTH_LABEL = re.compile(
     # the lookbehinds after the literal: cheap
     r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
     r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B"
-    r"|[Bb](?:irth|orn(?<![A-Za-z]born))"  # "My wife was born 90년 5월 7일"
+    # "My wife was born 90년 5월 7일": right before the date (not a title, "Born This Way")
+    r"|[Bb](?:irth|orn(?<![A-Za-z][Bb]orn)(?: on| in)?\s?$)"
     r"|dob(?<![A-Za-z]dob)(?![A-Za-z])"  # typed in lowercase: "dob: 97년 5월 13일"
     r"|생 년 월 일"  # spelled out by voice input
     r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
