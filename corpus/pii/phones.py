@@ -60,9 +60,10 @@ _O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"
 #: A digit of a number in which O is typed for 0 ("010 8823 4O19", "O1O-88O3-4419"),
 #: and where a scan misread 1 as l or I ("O1O-5523-l874", "010-9264-3OI7").
 _OD = "[0-9OolI]"
-#: The groups after a mobile or area prefix written in digits, with O for 0 in one of them
-#: ("010 8823 4O19", "031-7O9-2254"): separated (a run "7O92254" is a code), the O
-#: inside the groups, and no letter or digit after (a model "A7O0" has no prefix).
+#: The groups after a mobile or area prefix written in digits, with O for 0 (or l, I for 1)
+#: in one of them ("010 8823 4O19", "031-7O9-2254", "010-9264-3OI7"): separated (a run
+#: "7O92254" is a code), the letter inside the groups, and no letter or digit after (a
+#: model "A7O0" has no prefix).
 _O_GROUPS = (
     r"(?=.{1,12}?[OolI])"
     + _GROUP_SEP

@@ -3,10 +3,11 @@ outside the date's sentence, and a plate's 1 misread as l or I (`OCR_ONES`).
 
 `corpus.pii.birthdates.birth_context` reads a birth label only in the date's sentence or
 on the line right above it when that line is the label alone. Three more shapes recur in
-real writing, each tested here only after a cheap character test at the date:
+real writing, each tried (`corpus.pii.birthdates.marked_birth`) only after the mark the
+birth detector already reads before the date (a cell's separator, a colon):
 
-* a dialogue's previous turn asks for it, the next turn is the date
-  ("간호사: 생년월일 말씀해 주세요.\\n환자: 73년 8월 22일이요.");
+* a dialogue's previous turn asks for it, the next turn opens with the date after the
+  speaker's name ("간호사: 생년월일 말씀해 주세요.\\n환자: 73년 8월 22일이요.");
 * a table or CSV row whose header names the date's column
   ("연번,성별,생년월일,비고\\n3,여,88년 11월 26일,신규");
 * a label with a note in brackets before its colon ("생년월일(6자리 말고): 81.03.17").
