@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from corpus.pii.scanned_forms import ELSEWHERE_BEFORE, birth_elsewhere
 from corpus.pii.validators import DASHES, is_calendar_date
 
 #: Labels that may stand a few words before the date ("생년월일은 1990.3.5", "생년 74년 3월 22일";
@@ -25,7 +26,9 @@ from corpus.pii.validators import DASHES, is_calendar_date
 _BIRTH_LABEL = re.compile(
     # the lookbehinds after the literal: cheap
     r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
-    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B|[Bb]irth"
+    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B"
+    # "My wife was born 90년 5월 7일": right before the date (not a title, "Born This Way")
+    r"|[Bb](?:irth|orn(?<![A-Za-z][Bb]orn)(?: on| in)?\s?$)"
     r"|dob(?<![A-Za-z]dob)(?![A-Za-z])"  # typed in lowercase: "dob: 97년 5월 13일"
     r"|생 년 월 일"  # spelled out by voice input
     r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
@@ -44,10 +47,11 @@ _BIRTH_AFTER = re.compile(
     r"|태어(?:났|나셨|나신|난|남|나(?!서?\s?처음))"
     # "92년 3월 8일 생일인 친구": the date is whose birthday; not "생일 파티", "생일에", "생일이라",
     # "생일인 날" (the day of a party)
-    r"|생일(?=(?:인|이신)\s(?!날|당일|그날|오늘)))"
+    r"|생일(?=(?:인|이신)\s(?!날|당일|그날|오늘))"
+    r"|生(?![一-龥]))"  # an old record's "57年 5月 8日生" (not 生産, 生活: a word)
 )
 #: The first character `_BIRTH_AFTER` can match after its optional space.
-_BIRTH_AFTER_FIRST = frozenset("생쌩출에태")  # 쌩: 생 as said for emphasis ("…28일쌩이에요")
+_BIRTH_AFTER_FIRST = frozenset("생쌩출에태生")  # 쌩: 생 as said for emphasis ("…28일쌩이에요")
 #: The date said to be someone's birthday: "“81년 6월 12일”이 제 생일이고", "…일은 제 생일입니다";
 #: a quote may close first. Not "생일 파티/축하/선물/쿠폰" (the day of a celebration), nor
 #: "생일이라 휴가를 냈다" (a birthday as the reason for that day: a celebrated one).
@@ -426,8 +430,10 @@ _CORRECTION_LAST = frozenset("는라고:：")
 #: before its 일; 생일, 생년월일 are birth labels).
 _OTHER_DATE_LABEL = re.compile(r"[가-힣](?<![생월])일\s?(?:은|는|이|:|자)|날짜|일자")
 #: The character before a date (a space skipped) that `birth_record` or `corrected_birth`
-#: needs: the only ones `corpus.pii.detectors` calls them after.
-RECORD_OR_CORRECTION = _FIELD_MARKS | _CORRECTION_LAST
+#: needs; with `ELSEWHERE_BEFORE`, the only ones `corpus.pii.detectors` calls `marked_birth`
+#: after.
+_RECORD_OR_CORRECTION = _FIELD_MARKS | _CORRECTION_LAST
+RECORD_OR_CORRECTION = _RECORD_OR_CORRECTION | ELSEWHERE_BEFORE
 #: How far before the corrected date the label of the sentence may stand.
 _CORRECTION_REACH = 80
 
@@ -499,3 +505,15 @@ def registered_birth(text: str, s: int, e: int) -> bool:
         return False
     between = text[word.end() : s]
     return _OTHER_DATE_LABEL.search(between) is None and _DATE_WORD.search(between) is None
+
+
+def marked_birth(text: str, s: int, e: int, before: str) -> bool:
+    """True when the mark `before` the date (a space skipped) opens a birth's field.
+
+    A record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
+    table's birth column, a dialogue's answer or a label with a note
+    (`corpus.pii.scanned_forms.birth_elsewhere`); each tried only after its own marks.
+    """
+    if before in _RECORD_OR_CORRECTION and (birth_record(text, s, e) or corrected_birth(text, s)):
+        return True
+    return before in ELSEWHERE_BEFORE and birth_elsewhere(text, s, e, before)

@@ -22,10 +22,9 @@ from corpus.pii.birthdates import (
     RECORD_OR_CORRECTION,
     birth_context,
     birth_date_valid,
-    birth_record,
-    corrected_birth,
     cutoff_or_animal,
     lifespan,
+    marked_birth,
     one_person_month,
     registered_birth,
     short_year,
@@ -50,6 +49,7 @@ from corpus.pii.phones import (
     accept_any_phone,
 )
 from corpus.pii.public_pages import file_or_unit, not_an_ip, ssh_remote
+from corpus.pii.scanned_forms import OCR_ONES
 from corpus.pii.validators import (
     brn_ok,
     crn_ok,
@@ -86,7 +86,7 @@ from corpus.pii.written_shapes import (
 EMAIL_AT = (
     r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?[)\]}>]\s?"
     r"| (?:at|AT|[앳엣]|에이티) "
-    r"|\s?골뱅이\s?|" + HASH_AT + ")"
+    r"|\s?골뱅이\s?|\s?" + HASH_AT + r"\s?)"
 )
 #: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" or its colloquial
 #: "쩜" (bracketed or spaced); a dot with a space on both sides ("naver . com").
@@ -147,7 +147,7 @@ def _accept_email(text: str, m: re.Match, floor: int):
     s, e = match_span(m)
     if ssh_remote(local, text, e) or file_or_unit(domain):
         return None  # "git@github.com:org/…": a code host's SSH account; "x@tty1.service"
-    if at in _WORD_AT:  # also an English (or Korean) word: a webmail domain, or a mail word
+    if at in _WORD_AT or at.strip() in ("☆", "★"):  # a word, a star: a webmail host, a mail word
         if word_at_prose(local, text, s):
             return None  # "Big Data at naver.com scale": a title
         host = mail_domain(domain)
@@ -168,7 +168,7 @@ register(Detector(
     r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + "|" + SPACED_WEBMAIL + ")",
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
-    gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티", "#"),
+    gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티", "#", "☆", "★"),
 ))  # fmt: skip
 
 # 2. URL ------------------------------------------------------------------------------------
@@ -618,11 +618,10 @@ def _region_before(text: str, s: int, floor: int) -> int:
 
 register(Detector(
     "plate", 13,
-    r"(?<![0-9A-Za-z제])(?:\d{1,3}\s?[" + PLATE_LETTERS + r"][\s\-]?\d{4}(?![0-9]|[.,]\d)"
-    "|" + _SPACED_PLATE + ")" + _UNIT_AFTER,
-    "0-9", _accept_plate,
+    r"(?<![0-9A-Za-z제])(?:\d{1,3}\s?[" + PLATE_LETTERS + r"][\s\-]?\d(?:\d{3}|" + OCR_ONES
+    + r")(?![0-9]|[.,]\d)|" + _SPACED_PLATE + ")" + _UNIT_AFTER, "0-9", _accept_plate,
     "vehicle registration plate (12가 3456, 123가4567, 12가-3456, 서울12가3456, 부산 7 라 1290, "
-    "2 8 고 5 5 1 3)",
+    "2 8 고 5 5 1 3; l or I misread for 1: 34오 772l)",
 ))  # fmt: skip
 
 # 15. postal address ------------------------------------------------------------------------
@@ -663,11 +662,9 @@ def _accept_birth(text: str, m: re.Match, floor: int):
         birth_context(text, s, e, tight=short)
         or (not short and lifespan(text, s, e))
         or registered_birth(text, s, e)  # "호적엔 51년 3월 5일로 올라가 있는디"
-        # a record's field ("… / 66년 11월 28일 /") or a correction ("실제로는 64년 …")
-        or (
-            before in RECORD_OR_CORRECTION
-            and (birth_record(text, s, e) or corrected_birth(text, s))
-        )
+        # a record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
+        # table's birth column, a dialogue's answer ("환자: 73년 …")
+        or (before in RECORD_OR_CORRECTION and marked_birth(text, s, e, before))
     ) or cutoff_or_animal(text, s, e):
         return None  # "1980년 1월 1일생 이후", a cut-off; "…일생 아기 고양이", a kitten's
     if not birth_date_valid(m.group()) or not one_person_month(text, m.group(), e):

@@ -29,8 +29,10 @@ from corpus.pii.written_shapes import (
 
 #: Between the groups of a phone number: a dash or dot, spaces around it or not, or a space.
 _GROUP_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}.]\s?|\s)"
-#: Between the groups of a number read out in Korean: also the particle 에 ("공일공에 …").
-_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES}]\s?|\s?에\s?|\s)"
+#: Between the groups of a number read out in Korean: also the particle 에 ("공일공에 …"),
+#: a comma as a reader pauses ("공일공, 삼삼팔칠, …") and 다시, the dash read out
+#: ("영일영 다시 팔육오공 다시 …").
+_WORD_SEP = rf"(?:\s?[{DASHES}{DASH_LOOKALIKES},]\s?|\s?에\s?|\s다시\s|\s)"
 _KD = f"[{KOREAN_DIGITS}]"
 #: A digit as written in a number read out in Korean: a word, or an ASCII digit mixed in
 #: ("공1공-7783-4219").
@@ -55,13 +57,15 @@ _WORD_LANDLINE = _WORD_AREA_HEAD + DASH_OR_SPACE + f"{_DW}{{3,4}}" + DASH_OR_SPA
 #: The capital letter O or small o typed for 0 ("O1O-6243-8851", "o1o 2847 6619", "O7O-…"),
 #: before a separated number: not after a letter or digit (a model code "XO1O").
 _O_FOR_ZERO = r"[Oo](?<![0-9A-Za-z_/" + DASHES + r"][Oo])"
-#: A digit of a number in which O is typed for 0 ("010 8823 4O19", "O1O-88O3-4419").
-_OD = "[0-9Oo]"
-#: The groups after a mobile or area prefix written in digits, with O for 0 in one of them
-#: ("010 8823 4O19", "031-7O9-2254"): separated (a run "7O92254" is a code), the O
-#: inside the groups, and no letter or digit after (a model "A7O0" has no prefix).
+#: A digit of a number in which O is typed for 0 ("010 8823 4O19", "O1O-88O3-4419"),
+#: and where a scan misread 1 as l or I ("O1O-5523-l874", "010-9264-3OI7").
+_OD = "[0-9OolI]"
+#: The groups after a mobile or area prefix written in digits, with O for 0 (or l, I for 1)
+#: in one of them ("010 8823 4O19", "031-7O9-2254", "010-9264-3OI7"): separated (a run
+#: "7O92254" is a code), the letter inside the groups, and no letter or digit after (a
+#: model "A7O0" has no prefix).
 _O_GROUPS = (
-    r"(?=.{1,12}?[Oo])"
+    r"(?=.{1,12}?[OolI])"
     + _GROUP_SEP
     + "[1-9]"
     + _OD
@@ -95,6 +99,14 @@ _SPACED_MOBILE = (
     + r"\d(?: \d){3}(?!\s?[0-9])"
 )
 
+#: A mobile number whose groups a scan or a typist broke with stray spaces: dashes between
+#: its groups, a space inside them ("010-38 42-1 975"), or every digit after the prefix
+#: spaced ("010 8 3 9 2 6 1 4 7"). Tried last, after the regular shapes; a number only
+#: regrouped ("0102 345 6789") is none of these (`corpus.pii.copies` finds it as a copy).
+_OCR_SPACED_MOBILE = (
+    rf"1[016789](?:\s?[{DASHES}]\s?[1-9](?: ?\d){{2,3}}\s?[{DASHES}]\s?\d(?: ?\d){{3}}"
+    r"| [1-9](?: \d){7})(?! ?\d)"
+)
 #: The mobile detector's pattern (registered in `corpus.pii.detectors`).
 MOBILE_PATTERN = (
     r"(?:" + KR_CODE + r"(?:\(0\)|0)?1[016789]|" + nb("8") + r"2[-. ]1[016789]|"
@@ -112,6 +124,7 @@ MOBILE_PATTERN = (
     + r"|01[016789](?<![0-9A-Za-z_/" + DASHES + r"]01.)"
     + r"(?P<msep>\s?[" + _MOBILE_ODD_SEP + EMOJI_SEP + r"]\ufe0f?\s?)[1-9]\d{2,3}(?P=msep)\d{4}"
     + NA + r"|" + nb("0") + BRACKETED_MIDDLE
+    + r"|" + nb("0") + _OCR_SPACED_MOBILE
 )  # fmt: skip
 #: Its description.
 MOBILE_DESCRIPTION = (

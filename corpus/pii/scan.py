@@ -237,7 +237,7 @@ def written_forms(text: str) -> bool:
     """
     if "@" in text:
         return True
-    if "#" in text and _HASH_AT.search(text) is not None:
+    if ("#" in text or "☆" in text or "★" in text) and _HASH_AT.search(text) is not None:
         return True
     if ("공" in text or "영" in text) and _WORD_PHONE.search(text) is not None:
         return True
@@ -364,10 +364,10 @@ def _combined(
     if not written:  # "공", "영" start only a phone number read out ("공일공 …", "영이 …")
         first -= {"공", "영"}
     if hints:
-        first |= _expand("@#공영골앳엣티A-Za-z")
+        first |= _expand("@#☆★공영골앳엣티A-Za-z")
     # any other candidate character (a "+", ":", "공") passes; a hint's "@", "공", "골", "앳",
     # "티" do not, nor a full-width one away from a digit ("－느리다": `WIDE_FOLD`)
-    held = _expand("0-9A-Za-z(." + WIDE_STARTS + ("@#공영골앳엣티" if hints else ""))
+    held = _expand("0-9A-Za-z(." + WIDE_STARTS + ("@#☆★공영골앳엣티" if hints else ""))
     others = first - held
     gates += [f"[{_class(others)}]"] if others else []
     gates.append(r"\((?=[0+])")

@@ -143,12 +143,15 @@ def personal_site_host(host_path: str) -> re.Pattern:
 #: `corpus.pii.markup`'s comma for the dot: "id@naver,com").
 WEBMAIL = r"(?:naver|gmail|daum|hanmail|nate|kakao|hotmail|outlook|yahoo|icloud)"
 #: "#" typed for "@" before a webmail host ("sol.kim#naver.com (#을 @로 바꿔서)"): a hashtag
-#: is never followed by a mail host and its dot. Written at its "#" (the scan's hint too).
-HASH_AT = r"#(?=" + WEBMAIL + r"\.)"
+#: is never followed by a mail host and its dot; so a star, as Korean posts write it to keep
+#: a bot from the address ("id☆gmail.com (☆→@)", a space on each side or not). Written at
+#: its symbol (the scan's hint too); `corpus.pii.detectors.EMAIL_AT` takes the spaces.
+HASH_AT = r"[#☆★](?=\s?" + WEBMAIL + r"\.)"
 #: A dot in brackets ("hanmail [.] net"), as `corpus.pii.detectors.EMAIL_DOT` reads
-#: "[dot]", and a dot with a space after it before a common TLD ("naver. com").
+#: "[dot]", and a dot with a space after or before it before a common TLD ("naver. com",
+#: "naver .com", as a scan or a typist leaves it).
 BRACKET_DOT = r"\s?[(\[{<]\s?\.\s?[)\]}>]\s?"
-SPACE_AFTER_DOT = r"\.\s(?=(?:com|net|org|kr|co\.kr)(?![A-Za-z0-9\-]))"
+SPACE_AFTER_DOT = r"(?:\.\s|\s\.)(?=(?:com|net|org|kr|co\.kr)(?![A-Za-z0-9\-]))"
 #: A webmail host with a space for its dot: "tmdgus95 at naver com".
 SPACED_WEBMAIL = WEBMAIL + r"\s(?:com|net)(?![A-Za-z0-9\-])"
 _SPACED_WEBMAIL = re.compile(r"(" + WEBMAIL + r")\s(com|net)$")
