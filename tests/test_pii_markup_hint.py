@@ -26,6 +26,9 @@ WITH_STAND_IN = [
     "조항 (a) 와 (.) 표시",  # the literals alone: given up on, nothing decoded either
     "https://example.com/x(a)y 참고",  # inside the span a URL claims: the claim check sees it
     "연락 010-1234-5678 후 http://a.com/(.)",
+    "블로그 blog . naver . com / someid 검색",  # a host with spaced dots: its ". com /" tail
+    "인스타 insta 점 com/some.id 로",  # 점 for the dot
+    "카페 cafe . daum . net / club 가입",
 ]
 
 
@@ -51,8 +54,29 @@ def test_a_reference_is_read_whatever_the_first_pass_says():
     assert "2740" not in new and "&nbsp;" in new and [s.type for s in spans] == ["mobile"]
 
 
+@pytest.mark.parametrize(
+    "text,gone",
+    [("블로그 blog . naver . com / haneul_mom 치면 나와요", "haneul_mom"),
+     ("주문은 instagram 점 com/bakery.kim 으로", "bakery.kim"),
+     ("카페 cafe . daum . net / mintclub 에 가입", "mintclub")],
+)  # fmt: skip
+def test_a_host_spelled_with_spaced_dots_or_jeom_is_replaced_in_its_look(text, gone):
+    new, spans = Pseudonymizer(seed=7).apply(text)
+    assert [s.type for s in spans] == ["url"] and gone not in new
+    assert (" . " in new) == (" . " in text) and ("점" in new) == ("점" in text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I like it. com/x 는 오타", "가격 . com / 2 개", "점 com/ 은 도메인 끝", "회의록 . net 파일"],
+)
+def test_a_dot_at_a_sentence_end_or_no_host_is_no_spaced_host(text):
+    assert Pseudonymizer(seed=7).apply(text)[0] == text
+
+
 PIECES = st.sampled_from(
-    ["(a)", "(.)", "(", ")", "a", ".", "@", ",", "com", "net", "naver", "daum", "id", "sol",
+    [" . ", "점", " / ", "blog", "instagram", "(a)", "(.)", "(", ")", "a", ".", "@", ",", "com",
+     "net", "naver", "daum", "id", "sol",
      "&", "&nbsp;", "&#64;", "&amp;", ";", "#", " ", "메일", "블로그", "/", "010-1234-5678",
      "http://", "www.", "blog", "kr", "０", "＠", "1990년 3월 1일생", "\n"]
 )  # fmt: skip

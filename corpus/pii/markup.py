@@ -62,6 +62,35 @@ STAND_IN_HINT = r"\([a.]\)"
 _BRACKETED = re.compile(STAND_IN_HINT)
 
 
+#: A host spelled with spaced dots or the word 점 before its ".com/"/".net/" and a path:
+#: "blog . naver . com / id", "instagram 점 com/id" (said so a link filter lets it through).
+#: A dot spaced on both sides only: "… it. com/" is a sentence's end before a word.
+#: Its tail is also a hint of the scan's first pass (at the "c" or "n", `SPACED_HOST_HINT`),
+#: so a text the first pass reads through holds none.
+_SPACED_TAIL = r"(?:\s\.\s|\s?점\s?)(?:com|net)\s?/"
+SPACED_HOST_HINT = "|".join(
+    f"{tld}(?<={sep}{tld})\\s?/" for tld in ("com", "net") for sep in (r"\. ", "점 ", "점")
+)
+_SPACED_HOST = re.compile(
+    r"(?<![A-Za-z0-9\-])[A-Za-z0-9\-]+(?:(?:\s?\.\s?|\s?점\s?)[A-Za-z0-9\-]+)*?"
+    + _SPACED_TAIL
+    + r"\s?(?=[A-Za-z0-9_])"
+)
+#: The separators inside a spaced host, each read as the one character it stands for.
+_SPACED_SEP = re.compile(r"\s?(?:\.|점)\s?|\s?/\s?")
+
+
+def _spaced_host_readings(text: str) -> list[tuple[int, int, str]]:
+    """The readings of the separators of each spaced host in `text` (`_SPACED_HOST`)."""
+    out = []
+    for m in _SPACED_HOST.finditer(text):
+        for sep in _SPACED_SEP.finditer(text, m.start(), m.end()):
+            ch = "/" if "/" in sep.group() else "."
+            if sep.group() != ch:
+                out.append((sep.start(), sep.end(), ch))
+    return out
+
+
 def may_hold_references(text: str, read_through: bool) -> bool:
     """False when `decode(text)` is None for sure, without its three searches.
 
@@ -74,7 +103,7 @@ def may_hold_references(text: str, read_through: bool) -> bool:
 
 def _readings(text: str) -> list[tuple[int, int, str]]:
     """(start, end, character) of each reference or stand-in to read, in text order."""
-    out = []
+    out = _spaced_host_readings(text) if "com" in text or "net" in text else []
     if "&" in text:
         for m in _ENTITY.finditer(text):
             ch = _char(m)

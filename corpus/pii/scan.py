@@ -37,7 +37,7 @@ from corpus.pii.detectors import (
     TYPES,
     Detector,
 )
-from corpus.pii.markup import STAND_IN_HINT
+from corpus.pii.markup import SPACED_HOST_HINT, STAND_IN_HINT
 from corpus.pii.phones import WORD_PHONE_HINT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_FOLD, WIDE_STARTS, fold, needs_fold
@@ -256,14 +256,15 @@ def written_forms(text: str) -> bool:
 #: `_WRITTEN_AET`), and the letters after `BARE_HOST_HINT`'s dot. A text holds a match of
 #: one of these if `written_forms` or `BARE_HOST_HINT` says so; the first pass
 #: (`Scanner._find_unhinted`) looks for them as candidates. One more hint is no per-text
-#: check's: the bracketed stand-ins of `corpus.pii.markup` ("(a)", "(.)"), so that a text
-#: the first pass reads through holds none (`Scanner.find_checked`); a text with one goes
-#: on as from any hint, with the pattern the per-text checks pick.
+#: check's: the bracketed stand-ins of `corpus.pii.markup` ("(a)", "(.)") and the tail of
+#: its spaced hosts (". com/", "점 com/"), so that a text the first pass reads through holds
+#: none (`Scanner.find_checked`); a text with one goes on as from any hint, with the
+#: pattern the per-text checks pick.
 _SYMBOL_HINTS = "|".join(
     ("@", WORD_PHONE_HINT, "골뱅이", _WRITTEN_AET.pattern, _WRITTEN_AETI.pattern, HASH_AT,
      STAND_IN_HINT)
 )  # fmt: skip
-_LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL))
+_LETTER_HINTS = "|".join((*_WRITTEN_AT_PATTERNS, r"(?<=\.)" + BARE_HOST_TAIL, SPACED_HOST_HINT))
 _HINTS = (_SYMBOL_HINTS, _LETTER_HINTS)
 _HINT_RX = re.compile("|".join(_HINTS))
 #: The most characters a hint spans (so one that starts before a claim's end is seen whole).
