@@ -110,3 +110,67 @@ def unoptimised_compilation():
     yield
     jax.config.update("jax_disable_most_optimizations", before)
     jax.clear_caches()
+
+
+_SIGNALS = ("SIGINT", "SIGTERM")
+
+
+def _os_signal_state() -> tuple[int, int]:
+    """The kernel's view, which `signal.getsignal` does not show: the process's ignored set
+    and the main thread's blocked mask (a C library can change either behind Python)."""
+    import threading
+
+    def bits(path: str, field: str) -> int:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1], 16)
+        return 0
+
+    main = threading.main_thread().native_id
+    return bits("/proc/self/status", "SigIgn"), bits(f"/proc/self/task/{main}/status", "SigBlk")
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions_restored(request):
+    """Each test leaves Ctrl-C and SIGTERM as it found them. A test that leaves SIGINT
+    ignored or blocked in its xdist process made the Ctrl-C tests of tests/test_executor.py
+    fail when they ran after it there (their subprocesses inherit an ignored or blocked
+    SIGINT: exit 0, or a hang). The disposition is put back and a warning names the test
+    that changed it."""
+    import signal
+    import warnings
+
+    before = {name: signal.getsignal(getattr(signal, name)) for name in _SIGNALS}
+    os_before = _os_signal_state() if os.path.exists("/proc/self/status") else None
+    yield
+    for name, handler in before.items():
+        now = signal.getsignal(getattr(signal, name))
+        if now is not handler:
+            warnings.warn(f"{request.node.nodeid} left {name} as {now!r}", stacklevel=1)
+            if handler is not None:
+                signal.signal(getattr(signal, name), handler)
+    if os_before is not None and _os_signal_state() != os_before:
+        warnings.warn(
+            f"{request.node.nodeid} changed the kernel's signal state (ignored, blocked): "
+            f"{tuple(hex(v) for v in os_before)} -> "
+            f"{tuple(hex(v) for v in _os_signal_state())}",
+            stacklevel=1,
+        )
+        _heal_kernel_state(os_before)
+
+
+def _heal_kernel_state(os_before: tuple[int, int]) -> None:
+    """Puts SIGINT and SIGTERM back as the kernel had them before the test: unblocked if they
+    were, and the handler Python records installed again where a C library set it ignored."""
+    import signal
+
+    ignored, blocked = _os_signal_state()
+    for name in _SIGNALS:
+        signum = getattr(signal, name)
+        bit = 1 << (signum - 1)
+        if blocked & bit and not os_before[1] & bit:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+        handler = signal.getsignal(signum)
+        if ignored & bit and not os_before[0] & bit and handler is not None:
+            signal.signal(signum, handler)
