@@ -76,13 +76,19 @@ _SPACED_HOST = re.compile(
     + _SPACED_TAIL
     + r"\s?(?=[A-Za-z0-9_])"
 )
+#: What every `_SPACED_TAIL` holds: "com"/"net" after a space or 점, then "/". A text
+#: without it holds no spaced host; starting with a literal, it is searched about 4x as
+#: fast as `_SPACED_HOST`, which is tried at every Latin word (kowiki texts with "com").
+_SPACED_TAIL_GATE = re.compile(r"(?:com|net)(?<=[\s점]com|[\s점]net)\s?/")
 #: The separators inside a spaced host, each read as the one character it stands for.
 _SPACED_SEP = re.compile(r"\s?(?:\.|점)\s?|\s?/\s?")
 
 
 def _spaced_host_readings(text: str) -> list[tuple[int, int, str]]:
     """The readings of the separators of each spaced host in `text` (`_SPACED_HOST`)."""
-    out = []
+    out: list[tuple[int, int, str]] = []
+    if _SPACED_TAIL_GATE.search(text) is None:
+        return out
     for m in _SPACED_HOST.finditer(text):
         for sep in _SPACED_SEP.finditer(text, m.start(), m.end()):
             ch = "/" if "/" in sep.group() else "."
