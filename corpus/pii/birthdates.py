@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from corpus.pii.scanned_forms import ELSEWHERE_BEFORE, birth_elsewhere
+from corpus.pii.spoken_dates import as_digits, is_spoken
 from corpus.pii.validators import DASHES, is_calendar_date
 
 #: Labels that may stand a few words before the date ("생년월일은 1990.3.5", "생년 74년 3월 22일";
@@ -102,8 +103,13 @@ _CJK_DATE = str.maketrans("年月日", "년월일")
 
 
 def date_fields(value: str) -> tuple[str, str, str] | None:
-    """(year, month, day) as digit strings, or None; day is "" for a month-only date."""
+    """(year, month, day) as digit strings, or None; day is "" for a month-only date.
+
+    A month and day said in numerals ("89년 구월 십구일", `corpus.pii.spoken_dates`) are
+    read as their digits."""
     value = value.translate(_CJK_DATE)
+    if is_spoken(value):
+        value = as_digits(value)
     parts = _DIGIT_RUN.findall(value)
     if "년" in value and (len(parts) != 3 or "O" in value or "o" in value):
         # "64년 1 1월 3일", "7O년 4월 1일", "53년 2 월" (no day: "")

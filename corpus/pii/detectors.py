@@ -50,6 +50,7 @@ from corpus.pii.phones import (
 )
 from corpus.pii.public_pages import file_or_unit, not_an_ip, ssh_remote
 from corpus.pii.scanned_forms import OCR_ONES
+from corpus.pii.spoken_dates import SPOKEN_MONTH_DAY
 from corpus.pii.validators import (
     brn_ok,
     crn_ok,
@@ -686,8 +687,9 @@ _DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?[일日]|(?=출?생))"
 
 register(Detector(
     "birth_date", 14,
-    r"(?<![0-9])(?:" + _YEAR + r"\s?" + _CALENDAR_MONTH + r"\s?[월月]" + _DAY_OR_BIRTH +
-    r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
+    r"(?<![0-9])(?:" + _YEAR + r"\s?(?:" + _CALENDAR_MONTH + r"\s?[월月]" + _DAY_OR_BIRTH
+    + "|" + SPOKEN_MONTH_DAY + ")"  # "89년 구월 십구일" (corpus.pii.spoken_dates)
+    + r"|\d{4}(?P<bsep>[-./])\s?\d{1,2}(?P=bsep)\s?\d{1,2}\.?"
     r"|\d{2}(?P<ssep>[-./])\d{1,2}(?P=ssep)\d{1,2}|\d{2}\.\s?\d{1,2}\.\s?\d{1,2}|\d{8}|\d{6})(?![0-9])",
     "0-9", _accept_birth, "date of birth next to 생년월일/출생/태어나/생",
     context_gated=True,

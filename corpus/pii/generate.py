@@ -43,6 +43,7 @@ from corpus.pii.public_pages import (
     personal_marks,
 )
 from corpus.pii.scan import Scanner, Span
+from corpus.pii.spoken_dates import is_spoken, write_month_day
 from corpus.pii.validators import (
     SEX_DIGIT_CENTURY,
     brn_check_digit,
@@ -422,8 +423,21 @@ def _gen_year_month_day(value: str, rng: random.Random) -> str:
         year = int(ny) if len(ny) == 4 else 1900 + int(ny)
         if is_calendar_date(year, int(nmo), int(nda or 1)):
             break
+    if is_spoken(value):  # "89년 구월 십구일": the year's digits, the month and day said
+        it = iter(ny)
+        year = "".join(next(it, c) if c.isdigit() or c in "Oo" else c for c in value)
+        return write_month_day(year, int(nmo), int(nda) if nda else None)
     it = iter(ny + nmo + nda)
     return "".join(next(it) if c.isdigit() or c in "Oo" else c for c in value)
+
+
+def _other_month_day(out: str, value: str, rng: random.Random) -> str:
+    """`out` with the spoken month and day of `value` redrawn, each unlike the original's:
+    `_scramble` redraws digits only, and the month said in a word would stay."""
+    _, mo, da = date_fields(value)
+    month = rng.choice([m for m in range(1, 13) if m != int(mo)])
+    day = rng.choice([d for d in range(1, 29) if d != int(da)]) if da else None
+    return write_month_day(out, month, day)
 
 
 def _same_width_number(orig: str, rng: random.Random, top: int) -> str:
@@ -584,6 +598,8 @@ class Pseudonymizer:
                 out = head + _scramble(value[len(head) :], rng)
             else:
                 out = _scramble(value, rng)
+                if kind == "birth_date" and is_spoken(value):
+                    out = _other_month_day(out, value, rng)
             if out != value and final_class(out) == sound:
                 break
         return out
