@@ -23,8 +23,10 @@ _UNITS = "일이삼사오육칠팔구"
 _MONTH_WORD = r"십[일이]|[시유십일이삼사오육칠팔구]"
 #: A day said in numerals: 일일 … 구일, 십일, 십구일, 이십일일, 삼십일일.
 _DAY_WORD = r"[이삼]?십[일이삼사오육칠팔구]?|[일이삼사오육칠팔구]"
-#: A month said in numerals, with its 월 (the scan's digit gate admits a year before one).
+#: A month said in numerals, with its 월.
 SPOKEN_MONTH = f"(?:{_MONTH_WORD})월"
+#: The first syllables of `SPOKEN_MONTH`: the scan's digit gate admits a year before one.
+SPOKEN_MONTH_START = "[시유십일이삼사오육칠팔구]"
 #: The month and day of a spoken date, after its year and space: the day, or 생/출생 right
 #: after the month (a birth given to the month: "89년 구월생").
 SPOKEN_MONTH_DAY = SPOKEN_MONTH + f"(?:\\s?(?:{_DAY_WORD})일|(?=출?생))"
