@@ -1,6 +1,6 @@
 """The blind hand-labelled sets of issue #24 (tests/fixtures/pii/blind.jsonl, blind2.jsonl,
-blind3.jsonl, blind4.jsonl, blind5.jsonl, blind6.jsonl) are well formed, and the detectors
-hold what the fixes reached on them.
+blind3.jsonl, blind4.jsonl, blind5.jsonl, blind6.jsonl, and blind7.jsonl's addresses) are
+well formed, and the detectors hold what the fixes reached on them (blind7: its first run).
 
 Each set was written from the issue's descriptions by helpers that had not read the
 detectors (nor, for the later ones, the earlier sets or docs/pii.md), so its first run is a
@@ -70,6 +70,11 @@ SETS = {
                "policy_changed": 1,
                "missed": {"repeated_address": 2, "address_tail": 1, "birth_two_digit": 2,
                           "written_email": 1, "phone_variant": 2, "plate_vehicle": 1}},
+    # the seventh set's addresses, its first run (no rule written from it yet): its other
+    # writers did not finish in their session, so it holds two forms and no negatives
+    "blind7": {"path": FIXTURES / "blind7.jsonl", "per_form": 30, "negatives": 0,
+               "forms": ("repeated_address", "address_tail"), "kept": {}, "policy_changed": 0,
+               "missed": {"repeated_address": 8, "address_tail": 11}},
 }  # fmt: skip
 #: What the detectors reach after the fixes of issue #24 (docs/pii.md, "A blind set").
 RECALL_FLOOR = 1.0
@@ -97,8 +102,9 @@ def test_every_line_is_a_labelled_sentence(name):
 @pytest.mark.parametrize("name", list(SETS))
 def test_forms_are_known_and_each_is_covered(name):
     counts = Counter(row["form"] for row in _rows(name))
-    assert set(counts) == set(FORMS) | {NEGATIVE}
-    for form in FORMS:
+    forms = SETS[name].get("forms", FORMS)
+    assert set(counts) == set(forms) | ({NEGATIVE} if SETS[name]["negatives"] else set())
+    for form in forms:
         assert counts[form] >= SETS[name]["per_form"], form
     assert counts[NEGATIVE] >= SETS[name]["negatives"]
 
