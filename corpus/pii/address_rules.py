@@ -50,6 +50,7 @@ LOT_REST = r"\d{0,4}(?:[Oo]\d{1,3})?(?:[-\u3161]\d{1,4}(?:[Oo]\d{1,2})?)?"
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
+    r"|[가-힣]{2,5}\d{1,2}동"  # an administrative dong with its number: "정릉3동 산87-12"
 )
 _UNIT_TOKEN = re.compile(
     r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
@@ -82,7 +83,7 @@ _BUILDING_NAME = (
     r"(?:" + BUILDING_WORDS + r")"
     r"(?:\s?\d{1,2}차(?=\s?\d))?"
     r"(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")\s?동)?"
-    r"(?=\s?" + _BELOW + r"[A-Za-z]?\d))?"
+    r"(?=\s?" + _BELOW + r"(?:[A-Za-z]-?)?\d))?"  # "더샵 B-1804": a letter and dash too
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
 UNIT_HO = r"호실?(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였요임야]|예요))"
@@ -99,13 +100,23 @@ _UNIT = (
 _LATIN_UNIT = (
     r"(?:Unit|UNIT|Apt\.?|APT\.?|Suite|Room|Rm\.?|#)\s?[A-Za-z]?\d{1,4}[A-Za-z]?(?![A-Za-z0-9])"
 )
+#: A unit written as building/unit, as a form or a courier label shortens "101동 1203호":
+#: "올림픽훼밀리 101/1203", "둔산동 1490 205/803"; not a date ("12/25", "2024/1203") nor a
+#: run of fractions.
+SLASH_UNIT = r"(?!(?:19|20)\d\d/)\d{2,4}/\d{3,4}(?![0-9/])"
 #: The name of an apartment or building with no building word, between the lot number and
 #: its "N동 N호" (both: a name alone before a floor or a 호 is too often a shop or a word):
 #: "송도동 29-11 더샵 1203동 2105호", "… 래미안 퍼스트 101동 1201호".
 _NAMED_COMPLEX = (
     r"(?:" + _COMMA + r"\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9}"
     r"(?:\s[가-힣A-Za-z][가-힣A-Za-z0-9]{0,9})?"
-    r"(?=\s?(?:[A-Za-z]?\d{1,4}|" + _BLOCK_LETTER + r")\s?동\s?[A-Za-z]?\d{1,5}\s?" + UNIT_HO + r")"
+    r"(?=\s?(?:(?:[A-Za-z]?\d{1,4}|"
+    + _BLOCK_LETTER
+    + r")\s?동\s?[A-Za-z]?\d{1,5}\s?"
+    + UNIT_HO
+    + "|"
+    + SLASH_UNIT
+    + "))"
     r"|" + NAMED_BUILDING_BEFORE_FLOOR + r")?"
 )
 #: A floor: "3층", "지하2층", "B1층", spaced "1 층", or Latin "2F", "B1F"; a shop's Latin-lettered
@@ -115,6 +126,16 @@ _FLOOR = (
     r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|[Bb][1-9](?![0-9A-Za-z]))"
     r"(?:\s[A-Za-z]-?\d{1,4}(?![0-9A-Za-z호-]))?"
 )
+#: Where a tenant lives in a house with no unit number: "639-12 반지하", "244-81 옥탑방에서";
+#: before a particle or alone (not "반지하철").
+_ROOM_WORD = (
+    r"(?:반지하|옥탑방|옥탑|지하방)"
+    r"(?:(?![가-힣])|(?=(?:에서|에|이|은|는|을|의|로|으로|인데|이고|이에요|예요)(?![가-힣])))"
+)
+#: A unit written as block letter, dash, number ("가-101", "B-1804"), after a lot or a building.
+_LETTER_UNIT = r"(?:[A-Za-z]|[가나다라마바사])-\d{2,4}(?![0-9A-Za-z가-힣-])"
+#: A block letter in brackets before its unit: "(나)동 201호".
+_BRACKETED_BLOCK = r"\([가나다라마바사A-Za-z]\)\s?동\s?\d{1,5}\s?" + UNIT_HO
 _UNITS_AND_LOT = (
     r"(?:"
     + _COMMA
@@ -128,6 +149,12 @@ _UNITS_AND_LOT = (
     + _LONE_BLOCK
     + r"|\s?"
     + LONE_NUMBERED_BLOCK
+    + r"|\s"
+    + SLASH_UNIT
+    + r"|\s"
+    + _LETTER_UNIT
+    + r"|\s"
+    + _BRACKETED_BLOCK
     + r"|\s?\("
     + _FLOOR
     + r"\)|"
@@ -139,7 +166,12 @@ _UNITS_AND_LOT = (
 )
 _SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d))?"
 _LOT_WORD = r"(?:\s?(?:번지|番地))?"
-_ADDRESS_TAIL = re.compile(_SPACED_BRANCH + _LOT_WORD + _NAMED_COMPLEX + _UNITS_AND_LOT)
+#: A room word right after the number only ("639-12 반지하"); after a unit it describes the
+#: unit ("B01호 반지하") and is left, as a floor word would be.
+_ROOM_AFTER_LOT = r"(?:\s" + _ROOM_WORD + ")?"
+_ADDRESS_TAIL = re.compile(
+    _SPACED_BRANCH + _LOT_WORD + _ROOM_AFTER_LOT + _NAMED_COMPLEX + _UNITS_AND_LOT
+)
 #: The same with a building before the floor or unit; tried only with a building word near
 #: (its name part backtracks, and most house numbers have no building after them).
 _ADDRESS_TAIL_BUILDING = re.compile(
@@ -154,7 +186,10 @@ _BUILDING_LAST = re.compile(
     r"|\s?(?:앞|옆|뒤|근처|인근|건너편|맞은편|주변|골목|입구|부근))"
 )
 #: A tail that only an address has (see the module docstring).
-_STRONG_TAIL = re.compile(r"번지|番地|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS)
+_STRONG_TAIL = re.compile(
+    r"번지|番地|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS + r"|(?<![0-9])" + SLASH_UNIT
+)
+_NUMBERED_DONG = re.compile(r"[가-힣]{2,5}\d{1,2}동")
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
 #: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
 _NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
@@ -230,14 +265,15 @@ def _line_joins(gap: str, word: str, at_number: bool) -> bool:
 
     A form or a label wraps an address: "전북 전주시 완산구 효자동2가\n1189-6" (the number
     on the next line after its road or lot name), "경기 안양시 동안구\n평촌대로 162" (a
-    district, a known unit or a city, then the road on the next line). One break, with
+    district, a known unit, a city, 읍 or 면, then the road on the next line: "교하읍\n야당리
+    455-6"). One break, with
     spaces around it at most; another word before it ends the address as before.
     """
     if gap.strip(" \r") != "\n" or len(gap) > 4:
         return False
     if at_number:  # the road or lot name itself; the usual rules then decide
         return len(word) >= 3 and _ROAD_TOKEN.fullmatch(word) is not None
-    return word in places.KNOWN_UNITS or (len(word) >= 3 and word[-1] in "시군구")
+    return word in places.KNOWN_UNITS or (len(word) >= 3 and word[-1] in "시군구읍면")
 
 
 def _road_of(tokens: list[list]) -> str:
@@ -294,7 +330,8 @@ NOT_AVENUES = frozenset(
 
 def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: int) -> bool:
     """True when an address with no unit before it is still an address (module docstring)."""
-    name = re.sub(r"\s?\d.*$", "", road)  # "삼선동 1가" -> "삼선동"
+    # "삼선동 1가" -> "삼선동"; a numbered administrative dong keeps its number ("정릉3동")
+    name = road if _NUMBERED_DONG.fullmatch(road) else re.sub(r"\s?\d.*$", "", road)
     if len(name) < 2 or name in places.NOT_LOTS or name in NOT_AVENUES:
         return False
     if name.endswith(("거리", "도로")):

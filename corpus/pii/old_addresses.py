@@ -95,12 +95,17 @@ def letter_one_lot(text: str, e: int) -> tuple[int, int] | None:
     return m.span(1)
 
 
+#: The branch of an old lot written with 의 ("23의5", the 지번 of old registers and letters).
+_UI_BRANCH = re.compile(r"의\d{1,4}(?![0-9])")
+
+
 def number_span(text: str, m: re.Match) -> tuple[int, int] | None:
     """(start, end) of the house or lot number `m` matched, read past old and scanned forms.
 
     "효자동 12통 3반 445" gives the lot after the 반 (the detector matched the 통); a 1가-9가
     neighbourhood ("종로5가") gives None unless a lot with l for 1 follows it ("충무로2가
-    l3-7"); a lot split by a stray space ("회기동 4 1-7") is read whole.
+    l3-7"); a lot split by a stray space ("회기동 4 1-7") is read whole, and so is an old
+    lot with 의 for its dash ("창신동 23의5").
     """
     s, e = m.span()
     if e - s == 1 and text.startswith("가", e):
@@ -111,4 +116,7 @@ def number_span(text: str, m: re.Match) -> tuple[int, int] | None:
     if text[e : e + 1] in ("l", "I") or text[e : e + 2] in ("-l", "-I"):  # "1l-7", "123-l5"
         rest = _LETTER_ONE_REST.match(text, e)
         return (s, rest.end()) if rest else None
+    ui = _UI_BRANCH.match(text, e)  # "창신동 23의5": 의 for the dash of an old lot
+    if ui is not None:
+        return s, ui.end()
     return s, split_lot_end(text, m.group(), e)
