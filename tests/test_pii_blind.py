@@ -7,7 +7,7 @@ detectors (nor, for the later ones, the earlier sets or docs/pii.md), so its fir
 blind figure (docs/pii.md; the third set's negatives were run before its positives were
 written). Its misses were then read to write the rules of the fixes, so it is no longer
 blind; the floors below are what the fixed detectors reach (every gold span found but the
-four of blind5 and nine of blind6 named in `SETS`, every replaced span right, no negative
+three of blind5 and nine of blind6 named in `SETS`, every replaced span right, no negative
 changed but those the policy replaces, the public values kept and counted), so a change that
 loses any of it fails here. The other tests check that each file says what it means: every
 line is a labelled sentence, forms are known, every value occurs in its text, negatives
@@ -35,13 +35,16 @@ FIXTURES = Path(__file__).parent / "fixtures" / "pii"
 #: ``github.com/python/cpython``, a code host's account; blind4: a public revenue account,
 #: replaced like every account number; blind5: two organisations' GitHub repositories;
 #: blind6: a lab's "official" one; docs/pii.md), and the gold spans still missed on purpose
-#: (blind5: a lot dictated with "다시" for its dash, "상동 547 다시 2 3층", and a birth date in
-#: Korean numerals, "팔구년 유월 십일일": each the only one of its shape in five sets, left
-#: for want of a rule that would not read ordinary words; "-at-" for "@" and a space before ".com/",
-#: left out of `corpus.pii.markup` for the cost of a search of every text; blind6: values
+#: (blind5: a birth date in Korean numerals, "팔구년 유월 십일일", left for want of a rule
+#: that would not read ordinary words (its lot dictated with "다시" is read since blind7);
+#: "-at-" for "@" and a space before ".com/", left out of `corpus.pii.markup` for the cost
+#: of a search of every text; blind6: values
 #: read out in Korean or Hanja numerals, "삼십육년 시월 초닷새", "신안리 이백삼십일 번지",
 #: "오십삼 라 칠칠팔일", "〇一〇-三四五一-…" (a digit-free value needs a first-pass
-#: candidate on common syllables), "zero-one-zero", "_AT_ … _DOT_").
+#: candidate on common syllables), "zero-one-zero", "_AT_ … _DOT_"; blind7, after the
+#: fixes of its first run: addresses wholly in Hanja, "면목동 일삼오-팔", OCR-spaced digits
+#: "효자동 5 6 7 - 2" and "목 동 905 …", a unit "402-1101" after a lot, a province in an
+#: HTML cell, docs/pii.md).
 SETS = {
     "blind": {"path": FIXTURES / "blind.jsonl", "per_form": 20, "negatives": 80,
               "kept": {"public_host": 3}, "policy_changed": 0},
@@ -60,8 +63,7 @@ SETS = {
                "kept": {"public_host": 12, "reference_page": 17, "example_address": 5,
                         "institution_address": 3, "service_number": 3},
                "policy_changed": 2,
-               "missed": {"address_tail": 1, "birth_two_digit": 1, "written_email": 1,
-                          "bare_host": 1}},
+               "missed": {"birth_two_digit": 1, "written_email": 1, "bare_host": 1}},
     "blind6": {"path": FIXTURES / "blind6.jsonl", "per_form": 30, "negatives": 400,
                "kept": {"institution_address": 8, "institution_phone": 3, "notice_address": 4,
                         "example_address": 6, "service_number": 9, "business_phone": 1,
@@ -74,7 +76,7 @@ SETS = {
     # writers did not finish in their session, so it holds two forms and no negatives
     "blind7": {"path": FIXTURES / "blind7.jsonl", "per_form": 30, "negatives": 0,
                "forms": ("repeated_address", "address_tail"), "kept": {}, "policy_changed": 0,
-               "missed": {"repeated_address": 7, "address_tail": 2}},
+               "missed": {"repeated_address": 5, "address_tail": 2}},
 }  # fmt: skip
 #: What the detectors reach after the fixes of issue #24 (docs/pii.md, "A blind set").
 RECALL_FLOOR = 1.0

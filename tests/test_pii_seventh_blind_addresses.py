@@ -66,3 +66,25 @@ def test_the_address_is_found_whole_and_replaced(text, value):
 )
 def test_the_guards_leave_what_is_not_part_of_an_address(text, found):
     assert _found(text) == found
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("고객: 어 경북 안동시 옥동 812 다시 5 이요", "경북 안동시 옥동 812 다시 5"),
+        ("고객: 네 송정동 1207 다시 3 맞아요", "송정동 1207 다시 3"),
+        ("상담원: 주소가요?\n고객: 연산동 44 다시 12 2층이요", "연산동 44 다시 12 2층"),
+    ],
+)
+def test_a_lot_dictated_with_dasi_for_its_dash_is_read_whole(text, value):
+    assert _found(text) == [(value, "address")]
+    new, spans = Pseudonymizer(seed=2).apply(text)
+    assert [text[s.start : s.end] for s in spans] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["역삼동 622 다시 3번 가봤다", "역삼동 622 다시 가봤는데 없더라", "대회 결과 3 다시 2로 역전"],
+)
+def test_dasi_as_again_is_left(text):
+    assert _found(text) == []

@@ -164,7 +164,9 @@ _UNITS_AND_LOT = (
     + r")*"
     r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
 )
-_SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d))?"
+#: The branch of a lot after its dash, spaced or not, or dictated with 다시 for the dash
+#: ("신관동 230 다시 7 이요": a call's transcript; the number then stands alone, not "다시 3번").
+_SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d)|\s다시\s\d{1,4}(?![0-9.]|[가-힣]))?"
 _LOT_WORD = r"(?:\s?(?:번지|番地))?"
 #: A room word right after the number only ("639-12 반지하"); after a unit it describes the
 #: unit ("B01호 반지하") and is left, as a floor word would be.
@@ -188,6 +190,7 @@ _BUILDING_LAST = re.compile(
 #: A tail that only an address has (see the module docstring).
 _STRONG_TAIL = re.compile(
     r"번지|番地|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS + r"|(?<![0-9])" + SLASH_UNIT
+    + r"|다시\s\d"
 )
 _NUMBERED_DONG = re.compile(r"[가-힣]{2,5}\d{1,2}동")
 _SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
