@@ -189,7 +189,12 @@ _BUILDING_LAST = re.compile(
 )
 #: A tail that only an address has (see the module docstring).
 _STRONG_TAIL = re.compile(
-    r"번지|番地|\d\s?층|\d\s?" + UNIT_HO + "|" + BUILDING_WORDS + r"|(?<![0-9])" + SLASH_UNIT
+    r"번지|番地|\d\s?층|\d\s?"
+    + UNIT_HO
+    + "|"
+    + BUILDING_WORDS
+    + r"|(?<![0-9])"
+    + SLASH_UNIT
     + r"|다시\s\d"
 )
 _NUMBERED_DONG = re.compile(r"[가-힣]{2,5}\d{1,2}동")

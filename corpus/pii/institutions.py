@@ -44,8 +44,8 @@ INSTITUTION_WORD = (
     r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
     r"|미술관|과학관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
     r"|출입국관리사무소|고용센터|공영주차장|공용주차장|환승주차장|복지관|수련관|체육관|기념관|전시관"
-    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장)"
-    r"|(?<![가-힣])본교"
+    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장|공항|여객터미널|버스터미널)"
+    r"|(?<![가-힣])본교|(?<![가-힣])(?:경복궁|창덕궁|창경궁|덕수궁|경희궁|운현궁)"
     r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
     r"|방위사업|재외동포|우주항공)청"
     r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
@@ -84,7 +84,7 @@ _PROVINCE = "|".join(sorted({n for full, shorts in PROVINCES for n in (full, *sh
 #: "체납추적팀"), or its gate or hall ("정문", "강당": "…과학관 정문(…)", "…중학교 강당,…").
 _BRANCH = (
     r"\s(?:" + _MASK + r")?(?:[가-힣A-Za-z0-9]{0,8}"
-    r"(?:관|캠퍼스|청사|지원|지청|분원|분관|지부|지사|본부|출장소|사무소|센터|실|과|팀)"
+    r"(?:관|캠퍼스|청사|지원|지청|본원|분원|분관|지부|지사|본부|출장소|사무소|센터|터미널|실|과|팀)"
     r"|정문|후문|강당|운동장)"
 )
 #: A notice of the institution's move or opening between its name and its address
@@ -112,6 +112,16 @@ _INSTITUTION_SEP = (
     r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
 )
 _INSTITUTION_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
+#: A hospital's name before its own address ("세브란스병원 서울 서대문구 연세로 50-1 대표전화
+#: …"): kept only with no ward, room or admission word near (`_WARD_NEAR`), which would
+#: make it a patient's whereabouts; a named hospital only ("병원은 부전동 …에 있습니다", "우리
+#: 병원", "동네병원" say where someone goes).
+_HOSPITAL_BEFORE = re.compile(
+    r"(?<![가-힣])(?!우리|저희|동네|근처)[가-힣A-Za-z]{2,12}(?:병원|의료원)"
+    + _INSTITUTION_SEP
+    + r"$"
+)
+_WARD_NEAR = re.compile(r"병동|병실|호실|입원|중환자실|응급실|면회")
 #: A bare unit after the institution's bracketed address:
 #: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
 _INSTITUTION_UNIT_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
@@ -154,6 +164,8 @@ def institution_address(text: str, start: int, end: int) -> bool:
     lo = max(0, start - _WINDOW)
     before = text[lo:start]
     m = _INSTITUTION_BEFORE.search(before)
+    if m is None and not _WARD_NEAR.search(text, lo, min(len(text), end + 24)):
+        m = _HOSPITAL_BEFORE.search(before)
     if m is None and text[start].isdigit():  # only a bare unit starts with its number
         m = _INSTITUTION_UNIT_BEFORE.search(before)
     if m is None and re.search(_MOVED_ARROW, before):
@@ -172,7 +184,7 @@ def institution_address(text: str, start: int, end: int) -> bool:
 #: Not 연락처 or 번호: "아버지 연락처 02-…" is how a person's number is written.
 _PHONE_LABEL = re.compile(
     r"(?:대표\s?(?:번호|전화)?|문의(?:처|전화)?|전화(?:번호)?|직통(?:번호|전화)?|국번"
-    r"|팩스|FAX|Fax|안내|상담|접수|예약|해외에서는?|Tel\.?|TEL|☎)(?:은|는)?"
+    r"|팩스|FAX|Fax|안내|상담|접수|예약|해외에서는?|Tel\.?|TEL|☎|☏|✆)(?:은|는)?"
     r"(?:\s?\((?:대표|직통)\))?[\s:：(]*$"
     r"|(?<=\d)\s?(?:,|/|또는|혹은|및)\s?$"
 )

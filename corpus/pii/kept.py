@@ -16,6 +16,7 @@ from __future__ import annotations
 from corpus.pii.detectors import email_parts, mail_domain
 from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.phones import foreign_number
+from corpus.pii.placeholders import example_address_before, placeholder, role_mailbox
 from corpus.pii.public_notices import business_phone, notice_address
 from corpus.pii.public_pages import (
     example_domain,
@@ -44,7 +45,12 @@ PUBLIC_KINDS = {
     "institution_page": "a page on a public institution's host naming no one: "
     "likms.assembly.go.kr/bill, www.○○.go.kr/minwon",
     "example_address": "a URL or e-mail on a domain reserved for examples: "
-    "https://example.com/path, user@example.com, *.test",
+    "https://example.com/path, user@example.com, *.test; an address after a form's example "
+    "marker: (예: 세종대로 110)",
+    "role_mailbox": "an organisation's desk, not a person: support@github.com, "
+    "privacy@company.co.kr (not on a mail provider's domain)",
+    "placeholder": "a mask of zeros (000000-0000000) or an e-mail on a placeholder or "
+    "disposable domain: test@test.com, name@domain.com, …@mailinator.com",
     "official_account": "a platform account the text calls official or gives to an "
     "institution named before it: 기상청 공식 페이스북 facebook.com/…",
     "notice_address": "an address a business or a public site gives as its own: 당사 "
@@ -63,6 +69,8 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
     number its label or desk), a platform's account by the words before it
     (`corpus.pii.public_pages.official_account`).
     """
+    if kind == "address" and text and example_address_before(text, start):
+        return "example_address"
     if kind == "phone" and (value[0] == "1" or value.lstrip("(").startswith("080")):
         if not foreign_number(value):
             return "service_number"
@@ -70,6 +78,10 @@ def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | 
         return _public_url(value, text, start)
     if kind == "email" and example_domain(mail_domain(email_parts(value)[2])):
         return "example_address"
+    if kind != "address" and placeholder(kind, value):
+        return "placeholder"
+    if kind == "email" and role_mailbox(value):
+        return "role_mailbox"
     if kind == "ip" and not global_ip(value):
         return "non_global_ip"
     if kind == "address" and text:
