@@ -220,6 +220,8 @@ _TOKEN = re.compile(r"[^\s]+")
 #: without a district ("화성 반송동 1021").
 _LOT_NAME = re.compile(r"[가-힣]{1,6}(?:동|리|\d가)")
 _LEAD_PUNCT = re.compile(r"^[^가-힣0-9]+")
+#: A word of syllables and digits only: no bracket, separator, Hanja or lead to cut.
+_PLAIN_WORD = re.compile(r"[가-힣0-9]+")
 
 
 def accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
@@ -233,39 +235,54 @@ def accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
     return None
 
 
-def tokens_before(text: str, lo: int, s: int) -> list[list]:
-    """[start, end, word] of the words in text[lo:s] that are joined to `s` by spaces only.
+class WordsBefore:
+    """The words of text[lo:s] joined to `s` by spaces only, read right to left on demand.
 
-    A newline or any other break ends the chain; leading brackets and quotes are
-    cut off a word (and end the chain): "(관청리 441" gives the word "관청리".
+    ``words[0]`` is the word right before `s`, ``words[1]`` the one before it, and so on:
+    each ``[start, end, word]``, or None past the chain's end. A newline or any other break
+    ends the chain; leading brackets and quotes are cut off a word (and end the chain):
+    "(관청리 441" gives the word "관청리". An address reads its road and the units before
+    it, two to four words, so the rest of the 80 characters before the number is never
+    split (most of the address rule's time on Wikipedia went there).
     """
-    out: list[list] = []
-    words = [[m.start(), m.end(), m.group()] for m in _TOKEN.finditer(text, lo, s)]
-    right = s
-    for w in reversed(words):
-        gap = text[w[1] : right]
-        if (gap.strip(" ") != "" or right - w[1] > 2) and not _line_joins(gap, w[2], right == s):
-            break
-        if hanja_unit(w[2]):  # "慶北 安東市 법흥동": a unit in Hanja
-            out.append(w)
-            right = w[0]
-            continue
-        cut = field_cut(w[2])
-        if cut:  # "사유지(운동동", "주소:대구", "17;부산": the word after the bracket or field
-            w = [w[0] + cut, w[1], w[2][cut:]]
-            if w[2]:
-                out.append(w)
-            break
-        lead = _LEAD_PUNCT.match(w[2])
-        if lead:
-            w = [w[0] + lead.end(), w[1], w[2][lead.end() :]]
-            if w[2]:
-                out.append(w)
-            break
-        out.append(w)
-        right = w[0]
-    out.reverse()
-    return out
+
+    __slots__ = ("_text", "_s", "_it", "_right", "_done", "got")
+
+    def __init__(self, text: str, lo: int, s: int):
+        self._text, self._s, self._right, self._done = text, s, s, False
+        self._it = _TOKEN.finditer(text[lo:s][::-1])  # the words, last first
+        self.got: list[list] = []
+
+    def __getitem__(self, k: int) -> list | None:
+        while len(self.got) <= k and not self._done:
+            self._read()
+        return self.got[k] if k < len(self.got) else None
+
+    def _read(self) -> None:
+        """Reads the next word leftwards, or ends the chain."""
+        m = next(self._it, None)
+        if m is None:
+            self._done = True
+            return
+        text, right = self._text, self._right
+        w = [self._s - m.end(), self._s - m.start(), m.group()[::-1]]
+        if right - w[1] > 2 or (right > w[1] and text[w[1] : right].strip(" ") != ""):
+            if not _line_joins(text[w[1] : right], w[2], right == self._s):
+                self._done = True
+                return
+        if not _PLAIN_WORD.fullmatch(w[2]):  # a bracket, a field separator, Hanja, Latin
+            if hanja_unit(w[2]):  # "慶北 安東市 법흥동": a unit in Hanja
+                self.got.append(w)
+                self._right = w[0]
+                return
+            cut = field_cut(w[2]) or ((lead := _LEAD_PUNCT.match(w[2])) and lead.end())
+            if cut:  # "사유지(운동동", "주소:대구", "17;부산", "(관청리": the word after it
+                self._done = True
+                if cut < len(w[2]):
+                    self.got.append([w[0] + cut, w[1], w[2][cut:]])
+                return
+        self.got.append(w)
+        self._right = w[0]
 
 
 def _line_joins(gap: str, word: str, at_number: bool) -> bool:
@@ -284,33 +301,37 @@ def _line_joins(gap: str, word: str, at_number: bool) -> bool:
     return word in places.KNOWN_UNITS or (len(word) >= 3 and word[-1] in "시군구읍면")
 
 
-def _road_of(tokens: list[list]) -> str:
+def _road_of(words: WordsBefore) -> str:
     """The road or lot name directly before the number, joined with a numbered branch."""
-    road = tokens[-1][2]
-    if len(tokens) >= 2 and (
-        (_SUBROAD.fullmatch(road) and tokens[-2][2].endswith(("로", "길")))  # 중앙로 3번길
-        or (road in ("길", "번길") and _NUMBERED_ROAD.search(tokens[-2][2]))  # 서동로99번 길
-        or (re.fullmatch(r"\d{1,2}가", road) and tokens[-2][2].endswith(("동", "로")))  # 삼선동 1가
+    road = words[0][2]
+    before = words[1]
+    if before is not None and (
+        (_SUBROAD.fullmatch(road) and before[2].endswith(("로", "길")))  # 중앙로 3번길
+        or (road in ("길", "번길") and _NUMBERED_ROAD.search(before[2]))  # 서동로99번 길
+        or (re.fullmatch(r"\d{1,2}가", road) and before[2].endswith(("동", "로")))  # 삼선동 1가
     ):
-        road = tokens[-2][2] + " " + road
-        tokens[-2:] = [[tokens[-2][0], tokens[-1][1], road]]
+        road = before[2] + " " + road
+        words.got[:2] = [[before[0], words[0][1], road]]
     return road
 
 
-def _units_before(tokens: list[list]) -> tuple[list[str], int]:
+def _units_before(words: WordsBefore) -> tuple[list[str], int]:
     """The administrative units right before the road, and where the first of them starts."""
     units: list[str] = []
-    start = tokens[-1][0]
-    for t0, _, tok in reversed(tokens[:-1]):
+    start = words[0][0]
+    k = 1
+    while (word := words[k]) is not None:
+        t0, tok = word[0], word[2]
         if (
             tok in places.KNOWN_UNITS
             or (_UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS)
             or hanja_unit(tok)
             or (units and city_short(tok))  # "천안 서북구", a city before its district
-            or (not units and city_short(tok) and _LOT_NAME.fullmatch(tokens[-1][2]))
+            or (not units and city_short(tok) and _LOT_NAME.fullmatch(words[0][2]))
         ):
             units.append(tok)
             start = t0
+            k += 1
         else:
             break
     return units, start
@@ -374,13 +395,13 @@ def accept_address(text: str, m: re.Match, floor: int):
         s -= 1
     elif text[s - 2 : s] == "산 ":  # spaced: "우두리 산 128"
         s -= 2
-    tokens = tokens_before(text, max(floor, s - 80), s)
-    if not tokens:
+    words = WordsBefore(text, max(floor, s - 80), s)
+    if words[0] is None:
         return None
-    road = _road_of(tokens)
+    road = _road_of(words)
     if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로"):
         return None
-    units, start = _units_before(tokens)
+    units, start = _units_before(words)
     if road in places.NOT_LOTS and not _district_before(units):
         return None  # "활동 3", "가동 2": a word; but "제주시 연동 273-11" is Jeju's 연동
     end = _tail_end(text, m_end)
@@ -388,7 +409,7 @@ def accept_address(text: str, m: re.Match, floor: int):
     # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
     strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
     if not known and not strong and len(units) < 2:
-        if not _says_address(text, road, num, tokens[-1][0], m_end, end):
+        if not _says_address(text, road, num, words[0][0], m_end, end):
             return None
     pm = _POSTAL.search(text, max(floor, start - 16), start)
     if pm and text[pm.end() : start].strip(" ") == "":
