@@ -47,8 +47,10 @@ from corpus.pii.written_shapes import (
 #: three digits after a dash).
 AGE = r"(?<!-[0-9]{3})(?<!-[0-9]{3}\s)(?<!-[0-9]{4})(?<!-[0-9]{4}\s)살"
 LOT_REST = r"\d{0,4}(?:[Oo]\d{1,3})?(?:[-\u3161]\d{1,4}(?:[Oo]\d{1,2})?)?"
+#: The letter of a road's lettered branch: "이태원로55가길", "세종로 12나길".
+BRANCH_LETTER = "[가나다라마바사]"
 _ROAD_TOKEN = re.compile(
-    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)))?"
+    r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)|" + BRANCH_LETTER + "길))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
     r"|[가-힣]{2,5}\d{1,2}동"  # an administrative dong with its number: "정릉3동 산87-12"
 )
@@ -76,14 +78,19 @@ _LONE_BLOCK = (
 )
 #: A basement or rooftop before a unit's number: "지하 101호", "반지하 2호", "옥탑 301호".
 _BELOW = r"(?:(?:반지하|지하|지층|옥탑)\s?)?"
-#: A comma (or 、) may stand before a tail: "553-1, 동아에코빌 101동 702호", "273-11, 2층".
-_COMMA = r"[,、]?"
+#: A comma (or 、) may stand before a tail: "553-1, 동아에코빌 101동 702호", "273-11, 2층",
+#: also after a space, as forms and contracts space it ("158-29 ,3층 302호", "312 - 7 , 2 층").
+_COMMA = r"(?:\s?[,、])?"
+#: A unit written building-dash-unit after its complex ("주공 101-1203", "강촌마을 305-1404"):
+#: only after a building word, and not a count, a range of years or a service number
+#: ("3-4층", "2019-2020", "1588-1234" are not units).
+_DASH_UNIT = r"(?!1[568]\d\d-|(?:19|20)\d\d-)[1-9]\d{0,3}-\d{3,4}(?![0-9-]|\s?층)"
 _BUILDING_NAME = (
     r"(?:" + _COMMA + r"\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}"
     r"(?:" + BUILDING_WORDS + r")"
     r"(?:\s?\d{1,2}차(?=\s?\d))?"
-    r"(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")\s?동)?"
-    r"(?=\s?" + _BELOW + r"(?:[A-Za-z]-?)?\d))?"  # "더샵 B-1804": a letter and dash too
+    r"(?:\s?" + _DASH_UNIT + r"|(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")\s?동)?"
+    r"(?=\s?" + _BELOW + r"(?:[A-Za-z]-?)?\d)))?"  # "더샵 B-1804": a letter and dash too
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
 UNIT_HO = r"호실?(?:(?![가-힣])|(?=[이가을를은는의에로와과도까입인으라였요임야]|예요))"
@@ -123,47 +130,49 @@ _NAMED_COMPLEX = (
 #: number may follow it ("지하2층 B-12", "1층 A12": only after a floor, where it is a room;
 #: "B02호" is a unit, `_UNIT`).
 _FLOOR = (
-    r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|[Bb][1-9](?![0-9A-Za-z]))"
+    r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|지하\s?층(?![수고간])|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|[Bb][1-9](?![0-9A-Za-z]))"
     r"(?:\s[A-Za-z]-?\d{1,4}(?![0-9A-Za-z호-]))?"
 )
-#: Where a tenant lives in a house with no unit number: "639-12 반지하", "244-81 옥탑방에서";
+#: Where a tenant lives in a house with no unit number: "639-12 반지하", "244-81 옥탑방에서",
+#: the back or side house of a lot ("418-2번지 뒷채", "… 별채에");
 #: before a particle or alone (not "반지하철").
 _ROOM_WORD = (
-    r"(?:반지하|옥탑방|옥탑|지하방)"
+    r"(?:반지하|옥탑방|옥탑|지하방|[앞뒷뒤]채|별채|안채|바깥채|문간방)"
     r"(?:(?![가-힣])|(?=(?:에서|에|이|은|는|을|의|로|으로|인데|이고|이에요|예요)(?![가-힣])))"
 )
 #: A unit written as block letter, dash, number ("가-101", "B-1804"), after a lot or a building.
 _LETTER_UNIT = r"(?:[A-Za-z]|[가나다라마바사])-\d{2,4}(?![0-9A-Za-z가-힣-])"
 #: A block letter in brackets before its unit: "(나)동 201호".
 _BRACKETED_BLOCK = r"\([가나다라마바사A-Za-z]\)\s?동\s?\d{1,5}\s?" + UNIT_HO
-_UNITS_AND_LOT = (
-    r"(?:"
-    + _COMMA
-    + r"\s?"
-    + _UNIT
-    + r"|"
-    + _COMMA
-    + r"\s?"
-    + _FLOOR
-    + r"|\s?"
-    + _LONE_BLOCK
-    + r"|\s?"
-    + LONE_NUMBERED_BLOCK
-    + r"|\s"
-    + SLASH_UNIT
-    + r"|\s"
-    + _LETTER_UNIT
-    + r"|\s"
-    + _BRACKETED_BLOCK
-    + r"|\s?\("
-    + _FLOOR
-    + r"\)|"
-    + _COMMA
-    + r"\s"
-    + _LATIN_UNIT
-    + r")*"
-    r"(?:\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?(?:,\s?[가-힣0-9]+)?\))?"
+#: A block letter before a floor: "15-3 가동 지하층", "나동 2층" (가동 too: a floor follows).
+_BLOCK_BEFORE_FLOOR = _BLOCK_LETTER + r"동(?=\s?" + _FLOOR + ")"
+#: A building with its floor or unit in brackets after the lot: "172-31 (세화빌라 3층)".
+_BRACKETED_BUILDING = (
+    r"\(\s?[가-힣A-Za-z0-9]{0,10}(?:" + BUILDING_WORDS + r")(?:\s?\d{1,2}차)?"
+    r"(?:\s?(?:[A-Za-z0-9]{1,4}|" + _BLOCK_LETTER + r")\s?동)?"
+    r"(?:,?\s?(?:" + _UNIT + "|" + _FLOOR + r"))+\s?\)"
 )
+#: One piece of an address's detail after the lot or the building: a unit, a floor, a block …
+_UNIT_PIECE = "(?:" + "|".join([
+    _COMMA + r"\s?" + _UNIT,
+    _COMMA + r"\s?" + _FLOOR,
+    r"\s?" + _LONE_BLOCK,
+    r"\s?" + _BLOCK_BEFORE_FLOOR,
+    r"\s?" + LONE_NUMBERED_BLOCK,
+    r"\s" + SLASH_UNIT,
+    r"\s" + _LETTER_UNIT,
+    r"\s" + _BRACKETED_BLOCK,
+    r"\s?\(" + _FLOOR + r"\)",
+    r"\s?" + _BRACKETED_BUILDING,
+    _COMMA + r"\s" + _LATIN_UNIT,
+]) + ")"  # fmt: skip
+#: The neighbourhood in brackets after a road address ("(역삼동)", "(신림동, 한빛빌라)"), and a
+#: floor or unit after it ("… 14 (신림동) 5층 503호").
+_BRACKETED_PLACE = (
+    r"\s?\([가-힣0-9]+(?:동|가|리)(?:\s?(?:산\s?)?\d{1,5}(?:-\d{1,4})?(?:\s?번지)?)?"
+    r"(?:,\s?[가-힣0-9]+)?\)"
+)
+_UNITS_AND_LOT = _UNIT_PIECE + "*(?:" + _BRACKETED_PLACE + _UNIT_PIECE + "*)?"
 #: The branch of a lot after its dash, spaced or not, or dictated with 다시 for the dash
 #: ("신관동 230 다시 7 이요": a call's transcript; the number then stands alone, not "다시 3번").
 _SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d)|\s다시\s\d{1,4}(?![0-9.]|[가-힣]))?"
@@ -198,12 +207,16 @@ _STRONG_TAIL = re.compile(
     + r"|다시\s\d"
 )
 _NUMBERED_DONG = re.compile(r"[가-힣]{2,5}\d{1,2}동")
-_SUBROAD = re.compile(r"\d{1,4}번?(?:길|가)")
+_SUBROAD = re.compile(r"\d{1,4}(?:번?(?:길|가)|" + BRANCH_LETTER + "길)")
+#: A lettered branch right after a road's number: "이태원로 55가길 12" (the house number is 12).
+_LETTERED_BRANCH = re.compile(BRANCH_LETTER + "길")
 #: A road name that ends in a numbered branch written apart from its 길: "서동로99번 길".
 _NUMBERED_ROAD = re.compile(r"[가-힣][로길]\d{1,4}번$")
 #: Road forms that only a street has: a numbered branch, a 동 N가 neighbourhood. (Not 대로:
 #: "반대로 6층", "차례대로 1", "부대로 38" end in the particle 대로, "as, by".)
-_STREET_FORM = re.compile(r"\d번?\s?길$|[동로]\s?\d{1,2}가$|[가-힣]\d가$")
+_STREET_FORM = re.compile(
+    r"\d(?:번|" + BRANCH_LETTER + r")?\s?길$|[동로]\s?\d{1,2}가$|[가-힣]\d가$"
+)
 _BUILDING = re.compile(BUILDING_WORDS)
 #: Address words before the name ("주소는 역삼동 622", "자택(정자동 278)").
 _CONTEXT_BEFORE = re.compile(
@@ -315,6 +328,32 @@ def _road_of(words: WordsBefore) -> str:
     return road
 
 
+#: One-syllable words that stand before 동 or 리 as words, not as a name spaced apart: "이 동",
+#: "옆 동", "각 리", "두 동".
+_NOT_NAME_SYLLABLES = frozenset(
+    "이 그 저 각 전 본 한 두 세 네 몇 옆 앞 뒤 윗 새 옛 타 별 매 동 리".split()
+)
+
+
+def _spaced_name(words: WordsBefore) -> bool:
+    """Joins a one-syllable lot name written apart from its 동 or 리 ("좌 동" -> "좌동").
+
+    A form or a typist spaces a short name ("해운대구 좌 동 1387-2"); the caller then asks
+    for a district right before it (a lone "X 동" is too often a word and a building).
+    """
+    name, before = words[0], words[1]
+    if name[2] not in ("동", "리") or before is None or len(before[2]) != 1:
+        return False
+    if (
+        not ("가" <= before[2] <= "힣")
+        or before[2] in _NOT_NAME_SYLLABLES
+        or before[1] + 1 != name[0]
+    ):
+        return False
+    words.got[:2] = [[before[0], name[1], before[2] + name[2]]]
+    return True
+
+
 def _units_before(words: WordsBefore) -> tuple[list[str], int]:
     """The administrative units right before the road, and where the first of them starts."""
     units: list[str] = []
@@ -386,6 +425,8 @@ def accept_address(text: str, m: re.Match, floor: int):
         return (
             None  # "000번길 00": masked with zeros; "숫자로 001부터": no house number has a 0 first
         )
+    if _LETTERED_BRANCH.match(text, m.end()):
+        return None  # the branch's number ("이태원로 55가길"); its house number follows
     span = number_span(text, m)
     if span is None:
         return None
@@ -398,16 +439,19 @@ def accept_address(text: str, m: re.Match, floor: int):
     words = WordsBefore(text, max(floor, s - 80), s)
     if words[0] is None:
         return None
+    spaced = _spaced_name(words)
     road = _road_of(words)
     if not _ROAD_TOKEN.fullmatch(road) or road.endswith("으로"):
         return None
     units, start = _units_before(words)
-    if road in places.NOT_LOTS and not _district_before(units):
+    if (road in places.NOT_LOTS or spaced) and not _district_before(units):
         return None  # "활동 3", "가동 2": a word; but "제주시 연동 273-11" is Jeju's 연동
     end = _tail_end(text, m_end)
     known = [u for u in units if u in places.KNOWN_UNITS or city_short(u)]
     # one unit is enough when it is a known name or a 3+ syllable 시/군/구 ("영월군", "덕양구")
     strong = [u for u in units if len(u) >= 3 and u[-1] in "시군구"]
+    if units and len(units[0]) >= 3 and units[0][-1] in "읍면" and road[-1] == "리":
+        strong.append(units[0])  # "봉양읍 구곡리 402": a village of its 읍 or 면
     if not known and not strong and len(units) < 2:
         if not _says_address(text, road, num, words[0][0], m_end, end):
             return None

@@ -95,8 +95,12 @@ def letter_one_lot(text: str, e: int) -> tuple[int, int] | None:
     return m.span(1)
 
 
-#: The branch of an old lot written with 의 ("23의5", the 지번 of old registers and letters).
-_UI_BRANCH = re.compile(r"의\d{1,4}(?![0-9])")
+#: The branch of an old lot written with 의 ("23의5", the 지번 of old registers and letters),
+#: also after a space ("467의 5 우성빌라"): then the branch is a word of its own, with no
+#: counter touching it or a word after it ("23의 5배", "3의 2 이상": a share, not a lot).
+_UI_BRANCH = re.compile(
+    r"의(?:\d{1,4}(?![0-9])|\s\d{1,4}(?![0-9.,/%가-힣A-Za-z])(?!\s?(?:배|분|이상|이하|정도|가량)))"
+)
 
 
 def number_span(text: str, m: re.Match) -> tuple[int, int] | None:
@@ -105,7 +109,7 @@ def number_span(text: str, m: re.Match) -> tuple[int, int] | None:
     "효자동 12통 3반 445" gives the lot after the 반 (the detector matched the 통); a 1가-9가
     neighbourhood ("종로5가") gives None unless a lot with l for 1 follows it ("충무로2가
     l3-7"); a lot split by a stray space ("회기동 4 1-7") is read whole, and so is an old
-    lot with 의 for its dash ("창신동 23의5").
+    lot with 의 for its dash ("창신동 23의5", "도곡동 467의 5").
     """
     s, e = m.span()
     if e - s == 1 and text.startswith("가", e):

@@ -1,0 +1,90 @@
+"""Issue #24, eighth blind set: address shapes its first run missed, with invented values.
+
+Each shape goes through the fast and the reference scan and the pseudonymiser (the value
+replaced whole); each guard is tested next to the positives it could swallow.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.scan import Scanner
+
+FAST, PLAIN = Scanner(), Scanner(fast=False)
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    spans = FAST.find(text)
+    assert spans == PLAIN.find(text), text
+    return [(text[s.start : s.end], s.type) for s in spans]
+
+
+POSITIVES = [
+    # a unit written building-dash-unit after the complex's name
+    ("택배는 중계동 508 주공 203-1107 경비실로 부탁해요", "중계동 508 주공 203-1107"),
+    ("냉장고 나눔 장항동 741 호수마을 402-1503 으로 오세요", "장항동 741 호수마을 402-1503"),
+    # a building with its floor in brackets after the lot
+    ("거소: 신정동 331-12 (한울빌라 2층)\n직업: 회사원", "신정동 331-12 (한울빌라 2층)"),
+    # a floor and unit after the bracketed neighbourhood of a road address
+    ("보낼 곳 봉천로 21길 8 (봉천동) 3층 301호 입니다", "봉천로 21길 8 (봉천동) 3층 301호"),
+    # a comma after a space, then the floor (spaced too)
+    ("계약서엔 '연남동 239-4 ,2층 201호' 로 적혀 있어요", "연남동 239-4 ,2층 201호"),
+    ("소재지 : 망원동 411 - 2 , 3 층\n용도 : 주택", "망원동 411 - 2 , 3 층"),
+    # a block letter (가동 too) before a floor, and a basement floor with no number
+    ("우리 집 광교로100번길 7-2 가동 지하층 이에요", "광교로100번길 7-2 가동 지하층"),
+    ("주소: 반송동 88-1 나동 2층", "반송동 88-1 나동 2층"),
+    # the back or side house of a lot
+    ("저는 진부면 하진부리 211-5번지 뒷채에 세 살아요", "진부면 하진부리 211-5번지 뒷채"),
+    ("주소는 수유동 17-3 별채 입니다", "수유동 17-3 별채"),
+    # an old lot with 의 and a space before its branch
+    ("현 주소는 대치동 512의 3 한솔빌라 가동 102호입니다", "대치동 512의 3 한솔빌라 가동 102호"),
+    # a road's lettered branch (가길, 나길), spaced and not
+    ("배달 주소: 서울 마포구 와우산로 29가길 8, 2F", "서울 마포구 와우산로 29가길 8, 2F"),
+    ("오늘 와우산로29나길 8 으로 가요", "와우산로29나길 8"),
+    # the 읍 or 면 before a 리 kept in the span
+    ("ㅇㅇ 청원읍 오창리 215 로 보내줘", "청원읍 오창리 215"),
+    # a one-syllable lot name spaced apart from its 동, after its district
+    ("주  소 : 부산광역시 남구 용 동 77-3\n연락처: 별첨", "부산광역시 남구 용 동 77-3"),
+]
+
+
+@pytest.mark.parametrize("text, value", POSITIVES)
+def test_the_address_is_found_whole_and_replaced(text, value):
+    assert _found(text) == [(value, "address")]
+    new, spans = Pseudonymizer(seed=5).apply(text)
+    assert [text[s.start : s.end] for s in spans] == [value]
+    assert value not in new
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # a dash after a complex that is a count, a range of years or a service number
+        ("역삼동 622 래미안 3-4층 건물", [("역삼동 622 래미안", "address")]),
+        ("정자동 178 래미안 2019-2020 시즌", [("정자동 178 래미안", "address")]),
+        (
+            "역삼동 622 주공 1588-1234 상담",
+            [("역삼동 622 주공", "address"), ("1588-1234", "phone")],
+        ),
+        ("101동 주민 1,203명이 서명했다", []),
+        # 의 with a space: a share, not a lot
+        ("창신동 23의 5배 넓이", []),
+        ("삼성동 23의 5 이상이 찬성", []),
+        ("역삼동 12의 3분의 1", []),
+        # 가동 is operation unless a floor follows it
+        ("성수동 622 공장 가동 중단", []),
+        # a word before 동, not a spaced name; and no district before a spaced name
+        ("관악구 이 동 305 호실", []),
+        ("강남구 옆 동 12층", []),
+        ("서구 두 동 12개", []),
+        ("그 옆 용 동 77-3 근처", []),
+        # a lettered branch with no house number after it; a counter after a 리's number
+        ("세종로 12나길 골목 맛집", []),
+        ("봉양읍 구곡리 402명 참여", []),
+        # a room word inside a longer word
+        ("수유동 17-3 뒤채기 놀이", [("수유동 17-3", "address")]),
+    ],
+)
+def test_the_guards_leave_what_is_not_part_of_an_address(text, found):
+    assert _found(text) == found
