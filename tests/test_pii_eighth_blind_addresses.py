@@ -23,7 +23,7 @@ def _found(text: str) -> list[tuple[str, str]]:
 POSITIVES = [
     # a unit written building-dash-unit after the complex's name
     ("택배는 중계동 508 주공 203-1107 경비실로 부탁해요", "중계동 508 주공 203-1107"),
-    ("냉장고 나눔 장항동 741 호수마을 402-1503 으로 오세요", "장항동 741 호수마을 402-1503"),
+    ("냉장고 나눔 화정동 975 달빛마을 803-1204 으로 오세요", "화정동 975 달빛마을 803-1204"),
     # a building with its floor in brackets after the lot
     ("거소: 신정동 331-12 (한울빌라 2층)\n직업: 회사원", "신정동 331-12 (한울빌라 2층)"),
     # a floor and unit after the bracketed neighbourhood of a road address
@@ -88,3 +88,92 @@ def test_the_address_is_found_whole_and_replaced(text, value):
 )
 def test_the_guards_leave_what_is_not_part_of_an_address(text, found):
     assert _found(text) == found
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        (
+            "새 집은 대전 유성구 도룡동 별하마을 3단지 305동 1702호 입니다",
+            "대전 유성구 도룡동 별하마을 3단지 305동 1702호",
+        ),
+        ("우리 이웃 은행동 우성아파트 2차 105동 702호 살아요", "은행동 우성아파트 2차 105동 702호"),
+    ],
+)
+def test_a_unit_is_read_back_over_its_complex_and_neighbourhood(text, value):
+    assert _found(text) == [(value, "address")]
+
+
+@pytest.mark.parametrize(
+    "text, unit",
+    [
+        ("어제 활동 한빛아파트 108동 1203호 앞", "108동 1203호"),  # 활동: a word, not a place
+        ("우리 단지 푸른아파트 207동 1504호 앞", "207동 1504호"),  # no neighbourhood
+    ],
+)
+def test_a_unit_is_not_widened_without_a_neighbourhood(text, unit):
+    assert _found(text) == [(unit, "address")]
+
+
+def _replaced(text: str) -> tuple[str, list[str]]:
+    new, spans = Pseudonymizer(seed=5).apply(text)
+    return new, [text[s.start : s.end] for s in spans]
+
+
+def test_a_copy_of_the_building_and_block_is_replaced_in_the_pseudonyms_numbers():
+    text = (
+        "받는 곳: 광주광역시 북구 운암동 311 푸른아파트 207동 1504호 / "
+        "부재 시 푸른아파트 207동 경비실에 맡겨 주세요"
+    )
+    new, got = _replaced(text)
+    assert got == ["광주광역시 북구 운암동 311 푸른아파트 207동 1504호", "푸른아파트 207동"]
+    assert "207동" not in new and "1504" not in new
+    block = new.split("/ 부재 시 ")[1].split(" 경비실")[0]
+    assert block.startswith("푸른아파트 ") and block in new.split(" / ")[0]
+
+
+def test_a_copy_of_the_building_and_unit_is_replaced():
+    text = "저는 수원 영통구 망포동 52-3 늘봄빌 905호 사는데 늘봄빌 905호 앞 택배가 자꾸 사라져요"
+    new, got = _replaced(text)
+    assert got == ["수원 영통구 망포동 52-3 늘봄빌 905호", "늘봄빌 905호"]
+    assert "905" not in new
+
+
+def test_a_unit_written_with_a_dash_after_the_complex_is_a_copy():
+    text = "새 주소 세종시 다정동 가온마을 4단지 402동 1203호 이야. 가온4단지 402-1203 으로 보내"
+    new, got = _replaced(text)
+    assert got == ["세종시 다정동 가온마을 4단지 402동 1203호", "가온4단지 402-1203"]
+    head, short = new.split(" 이야. ")
+    digits = [w for w in short.split(" 으로")[0].replace("가온", "").replace("단지", " ").split()]
+    block, unit = digits[1].split("-")
+    assert f"{block}동 {unit}호" in head and "1203" not in new  # one home, one pseudonym
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "푸른아파트 경비실",  # the complex's name alone
+        "푸른아파트 208동",  # another block
+        "207동 주민 1,504명",  # a count after the block's number
+        "402-1504 번 버스",  # other digits
+    ],
+)
+def test_what_is_not_a_copy_of_the_building_part_stays(later):
+    text = f"받는 곳: 광주광역시 북구 운암동 311 푸른아파트 207동 1504호 / 참고: {later}"
+    new, got = _replaced(text)
+    assert got == ["광주광역시 북구 운암동 311 푸른아파트 207동 1504호"]
+    assert new.endswith(later)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "주  소 : 부산광역시 남구 용 동 77-3\n실 거주지 : 용동 77-3",
+        "배달 주소: 서울 마포구 와우산로 29가길 8, 2F\n와우산로29가길 8 건물 옆이에요",
+    ],
+)
+def test_a_spaced_name_and_a_lettered_branch_share_the_pseudonym_of_their_copies(text):
+    new, got = _replaced(text)
+    first, second = new.split("\n")
+    core = second.split(" : ")[-1].split(" 건물")[0]
+    assert len(got) == 2 and core.replace(" ", "") in first.replace(" ", "")

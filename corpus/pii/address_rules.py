@@ -237,15 +237,42 @@ _LEAD_PUNCT = re.compile(r"^[^가-힣0-9]+")
 _PLAIN_WORD = re.compile(r"[가-힣0-9]+")
 
 
-def accept_unit(text: str, m: re.Match) -> tuple[int, int] | None:
-    """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before."""
+#: A word that names a complex or a building: "호려울마을", "7단지", "한빛아파트", "2차".
+COMPLEX_WORD = r"[가-힣A-Za-z0-9]{0,10}(?:" + BUILDING_WORDS + r")|\d{1,2}차"
+_COMPLEX_WORD = re.compile(COMPLEX_WORD)
+
+
+def accept_unit(text: str, m: re.Match, floor: int = 0) -> tuple[int, int] | None:
+    """A bare apartment unit "302동 1102호": a 3-4 digit 동, or a building word just before.
+
+    Read back over its complex and neighbourhood when they stand right before it
+    (`_complex_start`).
+    """
     dong = m.group().split("동", 1)[0]
     s, e = m.span()
     if not any(c in "123456789" for c in m.group()):
         return None  # "000동 000호": a mask written with zeros
     if len(dong) >= 3 or _BUILDING.search(text, max(0, s - 20), s):
-        return s, e
+        return _complex_start(text, s, floor), e
     return None
+
+
+def _complex_start(text: str, s: int, floor: int) -> int:
+    """Where a unit's address starts when a complex with no house number stands before it.
+
+    "세종시 보람동 호려울마을 7단지 704동 1502호": one to three words naming the complex
+    (`COMPLEX_WORD`), then a neighbourhood (a 동, 리 or 가 name, not a word such as 활동)
+    and the units before it. Without the neighbourhood the unit alone (`s`): a complex's
+    name alone is not read as a place.
+    """
+    words = WordsBefore(text, max(floor, s - 60), s)
+    k = 0
+    while k < 3 and (w := words[k]) is not None and _COMPLEX_WORD.fullmatch(w[2]):
+        k += 1
+    lot = words[k]
+    if k == 0 or lot is None or not _LOT_NAME.fullmatch(lot[2]) or lot[2] in places.NOT_LOTS:
+        return s
+    return _units_before(WordsBefore(text, max(floor, lot[0] - 60), lot[1]))[1]
 
 
 class WordsBefore:
@@ -420,7 +447,7 @@ def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: i
 def accept_address(text: str, m: re.Match, floor: int):
     """The span of the address whose number `m` matched, or None (module docstring)."""
     if m.group()[-1] == "호":
-        return accept_unit(text, m)
+        return accept_unit(text, m, floor)
     if m.group()[0] == "0":
         return (
             None  # "000번길 00": masked with zeros; "숫자로 001부터": no house number has a 0 first

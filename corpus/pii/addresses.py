@@ -20,16 +20,18 @@ import random
 import re
 
 from corpus.pii import places
-from corpus.pii.address_rules import LOT_REST
+from corpus.pii.address_rules import BRANCH_LETTER, COMPLEX_WORD, LOT_REST
 from corpus.pii.old_addresses import OLD_LOT, TONG_BAN
 
 _POSTAL = re.compile(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)")
 _UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
-#: The road (with its numbered branch) or neighbourhood and the number after it.
+#: The road (with its numbered or lettered branch: "12번길", "55가길") or neighbourhood (a
+#: one-syllable name spaced from its 동 or 리 too: "좌 동") and the number after it.
 _CORE = re.compile(
-    r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))(?P<branch>\s?\d{1,4}번?\s?길)?"
+    r"(?P<road>[가-힣0-9]*[가-힣](?:로|길))"
+    r"(?P<branch>\s?\d{1,4}(?:번?\s?길|" + BRANCH_LETTER + r"길))?"
     r"\s?(?P<num>(?:산\s?)?\d" + LOT_REST + r")(?![0-9가]|번?\s?길)"
-    r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?)"
+    r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?|[가-힣] [동리])"
     + TONG_BAN
     + r"\s?(?P<lnum>(?:산\s?)?"
     + OLD_LOT
@@ -109,7 +111,7 @@ def generate_address(value: str, rng: random.Random) -> str:
         return prefix + _redraw_digits(rest, rng)
     core = _CORE.search(rest)
     if core is None:
-        return prefix + plain_address(rng)
+        return prefix + _complex_address(rest, rng)
     province, district, roads, lots = draw_place(rng)
     written_province, has_district = _units(rest[: core.start()])
     parts = []
@@ -133,6 +135,70 @@ def generate_address(value: str, rng: random.Random) -> str:
     tail = _PAREN_LOT.sub(lambda _: "(" + rng.choice(lots), tail)
     tail = _PAREN_NAME.sub(")", tail)  # "(달동, 티타워)": the building's name is dropped
     return prefix + " ".join(parts) + tail
+
+
+def _complex_address(value: str, rng: random.Random) -> str:
+    """An address with no house number: a complex and its unit after a neighbourhood
+    ("세종시 보람동 호려울마을 7단지 704동 1502호") keeps its complex and gets another
+    neighbourhood and numbers; anything else becomes a plain gazetteer address."""
+    tail = _BUILDING_TAIL.search(value)
+    if tail is None or tail.start() == 0:
+        return plain_address(rng)
+    province, district, _, lots = draw_place(rng)
+    written_province, has_district = _units(value[: tail.start()])
+    parts = [_province_as(written_province, province, rng)] if written_province else []
+    if district and has_district:
+        parts.append(district)
+    parts.append(rng.choice(lots))
+    return " ".join(parts) + " " + _redraw_digits(tail.group(), rng)
+
+
+#: A building or complex named last in an address, with its block and unit: "한빛아파트 108동
+#: 1203호", "송도풍림빌 1104호", "호려울마을 7단지 704동 1502호" (one to three words).
+_BUILDING_TAIL = re.compile(
+    r"(?<![^\s,])(?:(?:" + COMPLEX_WORD + r")\s?){1,3}"
+    r"(?P<dong>[A-Za-z]?\d{1,4}\s?동)?(?P<ho>\s?[A-Za-z]?\d{1,5}\s?호)?$"
+)
+
+
+def building_parts(value: str) -> tuple[list[str], tuple[str, str] | None]:
+    """([the building part of `value`, its part up to the block], the block's and unit's digits).
+
+    "대전 서구 둔산동 1492 한빛아파트 108동 1203호" gives (["한빛아파트 108동 1203호",
+    "한빛아파트 108동"], ("108", "1203")): a later "한빛아파트 108동 경비실" or "한빛 108-1203" is
+    the same home (`corpus.pii.copies`). A building with no block or unit number gives
+    nothing (a complex's name alone is not a home).
+    """
+    tail = _BUILDING_TAIL.search(value)
+    if tail is None or not (tail.group("dong") or tail.group("ho")):
+        return [], None
+    parts = [tail.group()]
+    unit = None
+    if tail.group("dong") and tail.group("ho"):
+        parts.append(value[tail.start() : tail.end("dong")])
+        unit = (
+            _NUMBER.search(tail.group("dong")).group(),
+            _NUMBER.search(tail.group("ho")).group(),
+        )
+    return parts, unit
+
+
+def tail_copy(written: str, pseudonym: str, rng: random.Random) -> str:
+    """A copy of an address's building part (`building_parts`) in the pseudonym's numbers.
+
+    The digit runs of `written` take, in order, those of the pseudonym's building part
+    when their lengths agree ("호려울7단지 704-1502" after "… 호려울마을 7단지 704동
+    1502호" became "… 호려울마을 3단지 812동 3391호": "호려울3단지 812-3391"); otherwise
+    each is redrawn (`_redraw_digits`). The names stay, as in the pseudonym itself.
+    """
+    tail = _BUILDING_TAIL.search(pseudonym)
+    source = _NUMBER.findall(tail.group()) if tail else []
+    runs = _NUMBER.findall(written)
+    head = source[: len(runs)]
+    if len(head) < len(runs) or any(len(a) != len(b) for a, b in zip(runs, head, strict=True)):
+        return _redraw_digits(written, rng)
+    digits = iter(source)
+    return _NUMBER.sub(lambda _: next(digits), written)
 
 
 def core_of(value: str) -> str | None:

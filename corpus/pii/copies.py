@@ -11,7 +11,11 @@ occurrence of it in that record, whether or not the detector would fire there:
   ``010 1234 5678``, ``01012345678``; ``역삼동 622`` and ``역삼동622`` (the scanner
   reads a full-width copy folded, so ``０１０…`` is the same value too);
 * for an address, also its core alone: ``서울 강남구 역삼동 622`` detected once makes a
-  later ``역삼동 622`` (or ``테헤란로 12``) a copy;
+  later ``역삼동 622`` (or ``테헤란로 12``) a copy; and its building part
+  (`corpus.pii.addresses.building_parts`): ``… 둔산동 1492 한빛아파트 108동 1203호`` makes a
+  later ``한빛아파트 108동`` (the block alone) or ``한빛아파트 108동 1203호`` a copy, and its unit
+  written building-dash-unit, with the complex's name before it when there is one
+  (``호려울7단지 704-1502`` after ``… 호려울마을 7단지 704동 1502호``);
 * for a number whose identity is its digits (`DIGIT_KINDS`: phones, accounts, cards,
   registration numbers), also grouped differently or joined by ``/`` or ``_``:
   ``110-123-456789`` detected once makes a later ``1101 2345 6789`` or ``110/123/456789``
@@ -29,7 +33,8 @@ from __future__ import annotations
 import bisect
 import re
 
-from corpus.pii.addresses import core_of
+from corpus.pii.address_rules import COMPLEX_WORD
+from corpus.pii.addresses import building_parts, core_of
 from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 
@@ -110,8 +115,9 @@ def _anchor(kind: str, value: str) -> str:
 def targets(kind: str, value: str) -> list[tuple[str, str, str]]:
     """[(key, part, anchor)]: what to look for, which part of the value a copy stands for.
 
-    ``part`` is ``"whole"``, or ``"core"`` for an address's road or lot with its number;
-    ``anchor`` is a piece of the text every copy contains.
+    ``part`` is ``"whole"``, ``"core"`` for an address's road or lot with its number, or
+    ``"tail"`` for its building part or unit; ``anchor`` is a piece of the text every copy
+    contains.
     """
     out = []
     key = key_of(kind, value)
@@ -123,6 +129,20 @@ def targets(kind: str, value: str) -> list[tuple[str, str, str]]:
             core_key = key_of(kind, core)
             if len(core_key) >= 4 and core_key != key:  # "역삼동5": a name and a number
                 out.append((core_key, "core", _anchor(kind, core)))
+        out += _building_targets(value, key)
+    return out
+
+
+def _building_targets(value: str, key: str) -> list[tuple[str, str, str]]:
+    """The targets of an address's building part and of its unit's digits (`targets`)."""
+    parts, unit = building_parts(value)
+    out = []
+    for part in parts:  # the longer first: a copy of the whole part is not cut at its block
+        part_key = key_of("address", part)
+        if len(part_key) >= MIN_KEY and part_key != key:
+            out.append((part_key, "tail", _anchor("address", part)))
+    if unit is not None and len(unit[0] + unit[1]) >= MIN_KEY:  # "704-1502", "704 1502"
+        out.append((unit[0] + unit[1], "tail", max(unit, key=len)))
     return out
 
 
@@ -150,11 +170,23 @@ def find_copies(
         else:
             continue
         for s, e in spans:
+            if part == "tail" and text[s].isdigit():  # a unit: "호려울7단지 704-1502"
+                s = _complex_before(text, s)
             if _bounded(text, s, e) and not any(s < b and a < e for a, b in taken):
                 copies.append((s, e, kind, value, part))
                 taken.append((s, e))
     copies.sort()
     return copies
+
+
+#: The name of a complex right before a copy of its unit ("호려울7단지 704-1502").
+_COMPLEX_BEFORE = re.compile(r"(?<![가-힣A-Za-z0-9])(?:" + COMPLEX_WORD + r")\s?$")
+
+
+def _complex_before(text: str, s: int) -> int:
+    """Where a copy of a unit starts: at the complex's name joined to it, or at `s`."""
+    m = _COMPLEX_BEFORE.search(text, max(0, s - 16), s)
+    return m.start() if m else s
 
 
 def _recurs(text: str, piece: str, taken: list[tuple[int, int]]) -> bool:

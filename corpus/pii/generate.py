@@ -22,7 +22,7 @@ import re
 import string
 from collections.abc import Callable, Iterable
 
-from corpus.pii.addresses import core_of, generate_address, plain_address
+from corpus.pii.addresses import core_of, generate_address, plain_address, tail_copy
 from corpus.pii.birthdates import date_fields
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
@@ -613,6 +613,8 @@ class Pseudonymizer:
     def _copy_pseudonym(self, kind: str, value: str, part: str, written: str) -> str:
         """The pseudonym of `value` (or of its address core) in the separators of `written`."""
         new = self.pseudonym(kind, value)
+        if part == "tail":  # an address's building part or unit ("한빛아파트 108동")
+            return tail_copy(written, new, self._rng(kind + ":tail", written, 0))
         if part == "core":
             new = core_of(new) or new
         return new if written == value else write_into(written, new, kind in DIGIT_KINDS)
