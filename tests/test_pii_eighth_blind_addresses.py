@@ -68,6 +68,14 @@ def test_the_address_is_found_whole_and_replaced(text, value):
             [("역삼동 622 주공", "address"), ("1588-1234", "phone")],
         ),
         ("101동 주민 1,203명이 서명했다", []),
+        ("역삼동 622 래미안 2024-0512 계약", [("역삼동 622 래미안", "address")]),  # a date
+        ("정자동 12 래미안 3-1 승리", [("정자동 12 래미안", "address")]),  # a score
+        (
+            "역삼동 622 주공 010-1234-5678",
+            [("역삼동 622 주공", "address"), ("010-1234-5678", "mobile")],
+        ),
+        ("민법 제750조의 2 제1항에 따라", []),  # a statute's article
+        ("동래구 온천동 12의 2 정도", [("동래구 온천동 12", "address")]),  # a share
         # 의 with a space: a share, not a lot
         ("창신동 23의 5배 넓이", []),
         ("삼성동 23의 5 이상이 찬성", []),

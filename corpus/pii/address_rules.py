@@ -18,6 +18,12 @@ it is an address the way people write it in petitions and posts:
 * an address word close by: ``주소``, ``거주``, ``자택``, ``소재`` … before it,
   ``에 살``, ``에 위치``, ``앞``, ``근처``, ``일대`` … right after it.
 
+The eighth blind set added tails and names as forms and messages write them: a unit
+``101-1203`` after a complex, ``(세화빌라 3층)``, a floor after ``(신림동)``, `` ,3층``, ``가동
+지하층``, ``번지 뒷채``, lettered branches (``이태원로 55가길 12``), a name spaced from its 동
+(``해운대구 좌 동``), a 읍/면 before a 리, and a bare unit read back over its complex and
+neighbourhood (``보람동 호려울마을 7단지 704동 1502호``).
+
 Old, scanned and data-file forms around the number (``12통 3반 445``, ``番地``, ``慶北
 安東市``, ``4 1-7``, ``2가 l3-7``, ``17;부산``) are read by `corpus.pii.old_addresses`; a
 building named last (``164-12 대성빌라 앞``) and a basement ``B1`` are tails here.
