@@ -206,3 +206,45 @@ def test_an_example_is_kept(text, kind):
 )
 def test_a_real_value_given_as_example_is_replaced(text):
     _replaced(text)
+
+
+# --- public places' own addresses and numbers --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("롯데콘서트홀 (05551) 서울특별시 송파구 올림픽로 300", "institution_address"),
+        ("국립극장 (04621) 서울특별시 중구 장충단로 59", "institution_address"),
+        ("잠실야구장 (05500) 서울 송파구 올림픽로 25", "institution_address"),
+        ("청와대 주소 서울특별시 종로구 청와대로 1", "institution_address"),
+        ("김해국제공항 안내 1661-2626 / 주소 부산 강서구 공항진입로 108", "institution_address"),
+        ("삼성서울병원 대표전화 1599-3114, 서울특별시 강남구 일원로 81", "institution_address"),
+        ("대전광역시청 대표전화는 042-270-2114이고, 주소는 대전광역시 서구 둔산로 100이다.",
+         "institution_address"),
+        ("국어국문학과 사무실 전화 02-880-6060", "institution_phone"),
+        ("경영학과 행정실 문의 031-219-2700", "institution_phone"),
+        ("국회의사당 관람 안내 02-6788-2114", "institution_phone"),
+    ],
+)  # fmt: skip
+def test_a_public_places_own_address_or_number_is_kept(text, kind):
+    _kept_as(text, kind)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "예술의전당 근처 서울특별시 서초구 남부순환로 2364 에 살아요",  # a home near a landmark
+        "청와대 앞 저희 집 (03045) 서울특별시 종로구 효자로 13",
+        "김철수 (06236) 서울특별시 강남구 테헤란로 123",  # a person's name before the postcode
+        "대전광역시청 대표전화는 042-270-2114이고, 제 주소는 대전광역시 서구 둔산로 123이다.",
+        "삼성서울병원 대표전화 1599-3114, 어머니 입원 병동 서울특별시 강남구 일원로 81",
+        "국립극장 대표번호 02-2280-4114, 관객 김민수 서울특별시 중구 장충단로 61",
+        "서울아산병원 의사 김철수 전화 02-3010-1234",  # a doctor is a person, not 의사당
+        "국문과 박지훈 교수 연구실 전화 02-880-6061",
+        "학과 사무실 앞에서 만난 친구 전화 02-880-6062",
+        "극장 옆 저희 가게 서울특별시 중구 장충단로 61",
+    ],
+)
+def test_a_home_or_a_persons_number_near_a_public_place_is_replaced(text):
+    _replaced(text)
