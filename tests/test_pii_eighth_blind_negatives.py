@@ -248,3 +248,37 @@ def test_a_public_places_own_address_or_number_is_kept(text, kind):
 )
 def test_a_home_or_a_persons_number_near_a_public_place_is_replaced(text):
     _replaced(text)
+
+
+# --- public land; a business's customer centre ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("체육공원 조성 예정지는 수성구 범어동 산 45-2 일대 시유지로 확인됐다.", "notice_address"),
+        ("쓰레기가 쌓인 곳은 덕진구 송천동 1가 412-7 일원의 구유지입니다.", "notice_address"),
+        ("고객센터 02-6943-1200 (평일 9시~18시, 한빛가구 공식 상담 전화)", "business_phone"),
+        ("○○전자 공식 콜센터 대표번호: 031-8012-3400", "business_phone"),
+        ("A/S센터 (02) 3411-7000 은 ○○전자의 공식 번호입니다", "business_phone"),
+    ],
+)
+def test_public_land_and_a_customer_centres_number_are_kept(text, kind):
+    _kept_as(text, kind)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "저희 집은 강북구 수유동 560-3 시유지에 지은 무허가 주택이에요.",  # a home on it
+        "할머니가 사시는 곳이 노원구 중계동 104-5 일대 국유지라 철거 통보를 받았어요.",
+        "송천동 1가 412-7 국유지에 살고 있는데 퇴거하라고 합니다.",
+        "고객센터(052-3381-2211)에 전화했지만 안 받아요",  # not called official: whose?
+        "고객센터 070-8123-4567 담당 김민지 (공식 번호)",  # a person after the number
+        "어머니 회사 공식 고객센터 070-8123-4567",  # a relative before the centre
+        "고객센터 010-2345-6789 로 문자 주세요",  # a mobile is someone's
+        "고객센터에 제 번호 02-555-1234 남겼어요",
+    ],
+)
+def test_a_home_on_public_land_or_a_persons_number_is_replaced(text):
+    _replaced(text)
