@@ -199,9 +199,12 @@ def test_an_example_is_kept(text, kind):
         "제 주소 예시로 들면 서울 마포구 성미산로 17-2 입니다",
         "입력 예시: 제 계좌 110-234-567891 로 넣었어요",  # 제 between marker and value
         "(예: 서식 참고) 연락처 010-5512-9087 로 회신 바랍니다",  # the bracket closed first
+        "펜션 (예약 문의 010-2345-6789)",  # 예약, not 예
+        "행사 장소 (예정) 연락처 02-555-6789",
         "작성 예시) 아버지 연락처: 010-3333-4444",  # a relative's number
         "제 차 '12가 3456'처럼 오래된 형식 번호판은 바꿔야 하나요?",
         "'34나 5678' 같은 차량이 골목에 세워져 있어요.",  # a likeness word, no format word
+        "어제 010-2345-6789 같은 번호로 온 문자는 스미싱 형태였어요.",  # a shape, no format
     ],
 )
 def test_a_real_value_given_as_example_is_replaced(text):

@@ -11,7 +11,7 @@ other value as ``example_value``) when a detector has found it and one of two ru
   예시:", "작성 예시)", "기재 예:"), or a bracketed "(예:", "(예시)", "(e.g." that the value
   is still inside;
 * `format_example_after`: the value is followed by a likeness word (처럼, 같이, 같은, 식의 …)
-  and, in the same sentence, a word for a format (형식, 형태, 체계, 양식 …).
+  and, in the same sentence, a word for a format (형식, 체계, 양식, 서식 …).
 
 Neither holds with the speaker's own or a person's word between the marker and the value,
 or just before a format example (`_OWN`: "(예: 제 번호는 010-…)", "제 차 12가 3456처럼 …"):
@@ -30,10 +30,11 @@ from corpus.pii.institutions import PERSON_WORD
 
 #: A form's example marker: a field word (입력, 작성, 기재, 기입, 표기) then 예시 or 예 and a
 #: colon or a closing bracket ("입력 예시:", "작성 예시)", "입력 예:"); or an opening bracket
-#: then 예, 예시 or e.g. ("(예: ", "(예시) ", "(e.g. ").
+#: then 예, 예시 or e.g. as a word ("(예: ", "(예시) ", "(e.g. "; not "(예약 문의 …)",
+#: "(예정)").
 _MARKER = re.compile(
     r"(?P<field>(?:입력|작성|기재|기입|표기)\s?예시?\s?[:：)])"
-    r"|(?P<bracket>[(（]\s?(?:예시?|e\.g\.,?)\s?[:：)]?)"
+    r"|(?P<bracket>[(（]\s?(?:예시?(?![가-힣])|e\.g\.,?)\s?[:：)]?)"
 )
 #: How far back on its line the marker may stand: "작성 예시) 성명: 홍길동 / 연락처: …".
 _WINDOW = 48
@@ -47,8 +48,9 @@ _OWN = re.compile(
 #: A likeness word right after the value, maybe after a closing quote: "'123가 4567'처럼",
 #: "… 같은", "…와 같은", "… 식의".
 _LIKE_AFTER = re.compile(r"['\"’”」』]?\s?(?:처럼|같이|[와과]\s?같은|같은|식으로|식의)")
-#: A word for a format, in the same sentence after the likeness word.
-_FORMAT_WORD = re.compile(r"형식|형태|체계|양식|서식|규격|포맷")
+#: A word for a format, in the same sentence after the likeness word (not 형태, "shape",
+#: which an event has as well: "… 같은 번호로 온 문자는 스미싱 형태였다").
+_FORMAT_WORD = re.compile(r"형식|체계|양식|서식|규격|포맷")
 _SENTENCE_END = re.compile(r"[.!?\n]")
 _FORMAT_WINDOW = 32
 _OWN_WINDOW = 24

@@ -64,9 +64,10 @@ PUBLIC_KINDS = {
     "institution named before it: 기상청 공식 페이스북 facebook.com/…",
     "notice_address": "an address a business or a public site gives as its own: 당사 "
     "고객센터(…), a business footer's field, a clinic's move notice, a model house's site, "
-    "an area (… 일원)",
+    "an area (… 일원), public land (… 일대 시유지)",
     "business_phone": "a landline on a business's contact line after its nationwide number: "
-    "TEL 1544-… / FAX 02-…",
+    "TEL 1544-… / FAX 02-…; a customer centre's, called official: 고객센터 070-… (공식 상담 "
+    "번호)",
 }
 
 

@@ -11,9 +11,10 @@ rules, so they cost nothing on text without one):
   split by ``|`` with a service number or a 고객센터 among them (``한빛출판 | … |
   고객센터 1600-… | 서울 마포구 …``); a clinic's move notice (``[병원 이전] … 한빛대로 301
   …에서 진료합니다``); a model house's or a development's site (``견본주택 위치: …``, ``…
-  한빛대로 500 일원``: an area, no one's house);
+  한빛대로 500 일원``: an area, no one's house); public land (``… 1-68 일대 시유지``);
 * `business_phone` (``business_phone``): a landline on a business's contact line after
-  its nationwide number (``TEL:1544-… (대표) / FAX:02-…``).
+  its nationwide number (``TEL:1544-… (대표) / FAX:02-…``), or labelled by its customer
+  centre's name and called official (``고객센터 070-… — ○○몰 공식 상담 번호``).
 
 A person between the business and the value keeps it a person's (``당사 고객센터 김○○
 상담원 자택 …``, ``고객센터 1588-… 담당자 직통 02-…``), and so does a residence or a
