@@ -59,7 +59,7 @@ PUBLIC_KINDS = {
     "processor's test number: 4242 4242 4242 4242",
     "corporate_brn": "a business registration number whose middle code marks a corporation "
     "or the state (81-88): 124-81-…; a sole trader's (01-79, 90-99) is replaced",
-    "public_resolver": "a public DNS resolver's address: 168.126.63.1, 8.8.8.8",
+    "public_resolver": "a public DNS resolver's address: 168.126.63.1, 208.67.222.222",
     "official_account": "a platform account the text calls official or gives to an "
     "institution named before it: 기상청 공식 페이스북 facebook.com/…",
     "notice_address": "an address a business or a public site gives as its own: 당사 "
