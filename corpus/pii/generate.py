@@ -51,6 +51,7 @@ from corpus.pii.validators import (
     global_ip,
     is_calendar_date,
     luhn_check_digit,
+    public_resolver,
     rrn_check_digit,
 )
 from corpus.pii.width import widen_like
@@ -168,12 +169,12 @@ _IP_DRAWS = 64
 
 
 def gen_ip(value: str, rng: random.Random) -> str:
-    """Another address of the same shape, a global one: a non-global pseudonym
-    (``10.…``, ``127.…``) would be kept on a second pass (`public_kind`), as if no
-    address had been replaced."""
+    """Another address of the same shape, a global one and no public resolver's: a
+    non-global pseudonym (``10.…``, ``127.…``) or ``8.8.4.4`` would be kept on a second
+    pass (`public_kind`), as if no address had been replaced."""
     for _ in range(_IP_DRAWS):
         new = _draw_ip(value, rng)
-        if global_ip(new):
+        if global_ip(new) and not public_resolver(new):
             return new
     return new
 

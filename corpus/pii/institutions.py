@@ -36,7 +36,9 @@ from corpus.pii.places import PROVINCES
 #: alone), 국회, or a research university's or institute's Latin acronym written as a word
 #: (KAIST, ETRI); a school's own notice names it 본교 ("this school"); a 과학관, a public
 #: car park (공영주차장), a welfare or youth centre (복지관, 수련관), a gymnasium, a memorial
-#: or exhibition hall, a culture or convention centre, a pool are public buildings too. A
+#: or exhibition hall, a culture or convention centre, a pool are public buildings too, and so
+#: are a performance hall (…의전당, …극장, …아트홀), a stadium and 청와대, open to all since
+#: 2022 (a listing writes "예술의전당 (06757) 서울 …": the name, then its address). A
 #: company, a shop or a 고객센터 is none (`corpus.pii.public_notices` reads a business's own
 #: notice).
 INSTITUTION_WORD = (
@@ -44,8 +46,9 @@ INSTITUTION_WORD = (
     r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
     r"|미술관|과학관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
     r"|출입국관리사무소|고용센터|공영주차장|공용주차장|환승주차장|복지관|수련관|체육관|기념관|전시관"
-    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장|공항|여객터미널|버스터미널)"
-    r"|(?<![가-힣])본교|(?<![가-힣])(?:경복궁|창덕궁|창경궁|덕수궁|경희궁|운현궁)"
+    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장|공항|여객터미널|버스터미널"
+    r"|전당|극장|공연장|아트홀|콘서트홀|경기장|야구장)"
+    r"|(?<![가-힣])본교|(?<![가-힣])(?:경복궁|창덕궁|창경궁|덕수궁|경희궁|운현궁|청와대)"
     r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
     r"|방위사업|재외동포|우주항공)청"
     r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
@@ -54,9 +57,12 @@ INSTITUTION_WORD = (
     r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
 )
 #: The institutions whose number, but not address, is read as public: a hospital (a
-#: patient's ward is an address of a person), a bank's customer centre (a company's).
+#: patient's ward is an address of a person), a bank's customer centre (a company's), a
+#: department's or a graduate school's office ("학과 사무실", "국문과 행정실": the office's
+#: line, which its address is not needed to say).
 PHONE_INSTITUTION_WORD = (
-    r"(?:" + INSTITUTION_WORD + r"|[가-힣]*(?:병원|의료원)|[가-힣]*은행\s?(?:고객|콜)센터)"
+    r"(?:" + INSTITUTION_WORD + r"|[가-힣]*(?:병원|의료원)|[가-힣]*은행\s?(?:고객|콜)센터"
+    r"|[가-힣]*(?:학과|학부|전공|대학원)\s?(?:사무실|사무국|행정실|조교실))"
 )
 #: The public bodies whose platform accounts are read as official when named right before
 #: the account (`corpus.pii.public_pages.official_account`: ``기상청 페이스북 …``): the
@@ -71,7 +77,7 @@ ACCOUNT_OWNER_WORD = (
     r"|(?:기획재정|교육|과학기술정보통신|외교|통일|법무|국방|행정안전|국가보훈|문화체육관광"
     r"|농림축산식품|산업통상자원|보건복지|환경|고용노동|여성가족|국토교통|해양수산|중소벤처기업)부"
     r"|(?:인사혁신|법제|식품의약품안전|국가보훈)처"
-    r"|[가-힣]*정부|청와대|대통령실|[○◯△]+[시도군구]청?)"
+    r"|[가-힣]*정부|대통령실|[○◯△]+[시도군구]청?)"
 )  # fmt: skip
 #: A name masked in a notice: "○○", "△△", "□□시".
 _MASK = r"[○△□◇◎●■*＊]{1,4}"
@@ -98,7 +104,8 @@ _NOTICE = (
 #: The address said to be new, old, moved or changed: "새 주소는", "구 주소", "바뀐 주소:".
 _NEW = r"(?:(?:새|신|구|바뀐|변경된|옮긴|이전한|이전된|이전할)\s?)?"
 #: What may stand between the name and the address: up to two branches, a subject or topic
-#: particle (an encyclopedia's "…구청은 서울 … 에 있다"), then spaces, "(", ":", ",", a dash,
+#: particle (an encyclopedia's "…구청은 서울 … 에 있다"), the institution's labelled number
+#: (`_CONTACT`), then spaces, "(", ":", ",", a dash,
 #: a slash and the words 주소/소재지/위치/찾아오시는 길, then masked units ("○○시 ", "강원 ○○시 "),
 #: which a notice writes before the road and the detector leaves out of the span. A word
 #: such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's address.
@@ -106,11 +113,18 @@ _SEP_WORD = (
     r"[\s(:：,\-–—―/|]|" + _NEW + r"주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?"
     r"|(?:찾아\s?)?오시는\s?길"
 )
+#: The institution's own number, labelled, between its name and its address: "…공항 안내
+#: 1577-… / 주소 …", "…병원 대표번호 1688-…, 서울 …", "…시청 대표전화는 062-…이며, 주소는 …".
+_CONTACT = (
+    r"(?:\s?(?:안내|대표\s?(?:번호|전화)?|전화(?:번호)?|문의(?:처|전화)?|Tel\.?|TEL|☎)(?:은|는)?"
+    r"\s?[:：]?\s?(?:\(?\d{2,4}\)?[\-.\s]?)?\d{3,4}[\-.]\d{4}(?:이며|이고)?)"
+)
 _INSTITUTION_SEP = (
-    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?" + _NOTICE + r"(?P<sep>(?:" + _SEP_WORD + r")*)"
+    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?(?:" + _CONTACT + r")?" + _NOTICE
+    + r"(?P<sep>(?:" + _SEP_WORD + r")*)"
     r"(?:(?:" + _PROVINCE + r")\s)?"
     r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
-)
+)  # fmt: skip
 _INSTITUTION_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
 #: A hospital's name before its own address ("세브란스병원 서울 서대문구 연세로 50-1 대표전화
 #: …"): kept only with no ward, room or admission word near (`_WARD_NEAR`), which would
@@ -152,7 +166,8 @@ def institution_address(text: str, start: int, end: int) -> bool:
     The institution's name directly before the address (`INSTITUTION_WORD`, then at most
     two halls or branches and a separator: "서울특별시청(서울 중구 세종대로 110)", "국회
     주소 서울특별시 …", "서울중앙지방법원: 서울 서초구 …", "…공단 ○○지부: ○○시 …",
-    "…공사 ○○지역본부 — 경남 …", a move notice: "도립도서관 이전 안내: 새 주소는 …")
+    "…공사 ○○지역본부 — 경남 …", a move notice: "도립도서관 이전 안내: 새 주소는 …", its
+    own labelled number first: "…시청 대표전화는 062-…이며, 주소는 …")
     makes it a public building's address, which names no
     one: it is kept, with its building, floor and room tail (a bare unit right after the
     bracketed address too). Not when someone lives there: a dormitory or residence word
@@ -206,10 +221,11 @@ _NAME_BEFORE = re.compile(PHONE_INSTITUTION_WORD + r"[\s:：(]*$")
 #: The institution in brackets right after a labelled number: "문의 02-… (○○구청 민원과)".
 _NAME_AFTER = re.compile(r"\s?\(([^()\n]{0,24})\)")
 #: A person's title, a relative or a worker: "○○대학교 박지훈 교수 연구실 02-…" (a professor's
-#: office number is read as the professor's), "… 김철수 주무관 전화 …", "아버지 전화 …".
+#: office number is read as the professor's), "… 김철수 주무관 전화 …", "아버지 전화 …"; a
+#: doctor, not the assembly's 의사당 ("국회의사당", "의사당대로": a building and its road).
 PERSON_WORD = (
     r"씨|님|교수|선생|강사|주무관|사무관|주사|과장|팀장|계장|국장|부장|실장|원장|소장|대리|주임"
-    r"|간호사|의사|박사|기자|변호사|세무사|법무사|회계사|노무사|변리사|행정사|담당|직원|사원"
+    r"|간호사|의사(?!당)|박사|기자|변호사|세무사|법무사|회계사|노무사|변리사|행정사|담당|직원|사원"
     r"|아버|어머|엄마|아빠|부모|아들|딸|남편|아내|와이프|형님|누나|언니|오빠|동생|친구|이모"
     r"|삼촌|고모|할머니|할아버지|조카|가족|동기|선배|후배|동료|지인"
 )

@@ -7,16 +7,18 @@ account, an IP address that is not global. Issue #24 asks that such negatives st
 they are. They are still detected (so no other detector reads their digits), then
 `corpus.pii.generate.Pseudonymizer` keeps them and counts them under their `PUBLIC_KINDS`
 name in `stats.json`. The rules live with their subjects (`corpus.pii.public_pages`,
-`corpus.pii.institutions`, `corpus.pii.phones`, `corpus.pii.validators`); this module
+`corpus.pii.institutions`, `corpus.pii.phones`, `corpus.pii.validators`,
+`corpus.pii.placeholders`, `corpus.pii.examples`, `corpus.pii.public_notices`); this module
 holds the names and the one decision that calls them, `public_kind`.
 """
 
 from __future__ import annotations
 
 from corpus.pii.detectors import email_parts, mail_domain
+from corpus.pii.examples import example_before, format_example_after
 from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.phones import foreign_number
-from corpus.pii.placeholders import example_address_before, placeholder, role_mailbox
+from corpus.pii.placeholders import placeholder, role_mailbox
 from corpus.pii.public_notices import business_phone, notice_address
 from corpus.pii.public_pages import (
     example_domain,
@@ -27,7 +29,7 @@ from corpus.pii.public_pages import (
     public_host,
     reference_page,
 )
-from corpus.pii.validators import global_ip
+from corpus.pii.validators import corporate_brn, digits_of, global_ip, public_resolver
 
 #: Detected values that are public and stay as they are, by the name they are counted under.
 PUBLIC_KINDS = {
@@ -46,50 +48,80 @@ PUBLIC_KINDS = {
     "likms.assembly.go.kr/bill, www.○○.go.kr/minwon",
     "example_address": "a URL or e-mail on a domain reserved for examples: "
     "https://example.com/path, user@example.com, *.test; an address after a form's example "
-    "marker: (예: 세종대로 110)",
+    "marker: (예: 세종대로 110), 주소 입력 예시: …",
+    "example_value": "any other value a text shows as an example of a field or a format: "
+    "작성 예시) … 연락처: 010-…, (예: 900101-1******), 입력 예: 123-456-…, '123가 4567'처럼 "
+    "… 형식",
     "role_mailbox": "an organisation's desk, not a person: support@github.com, "
-    "privacy@company.co.kr (not on a mail provider's domain)",
-    "placeholder": "a mask of zeros (000000-0000000) or an e-mail on a placeholder or "
-    "disposable domain: test@test.com, name@domain.com, …@mailinator.com",
+    "privacy@company.co.kr, contest2024@….or.kr (not on a mail provider's domain)",
+    "placeholder": "a mask of zeros (000000-0000000), an e-mail on a placeholder or "
+    "disposable domain: test@test.com, name@domain.com, …@mailinator.com; a card "
+    "processor's test number: 4242 4242 4242 4242",
+    "corporate_brn": "a business registration number whose middle code marks a corporation "
+    "or the state (81-88): 124-81-…; a sole trader's (01-79, 90-99) is replaced",
+    "public_resolver": "a public DNS resolver's address: 168.126.63.1, 208.67.222.222",
     "official_account": "a platform account the text calls official or gives to an "
     "institution named before it: 기상청 공식 페이스북 facebook.com/…",
     "notice_address": "an address a business or a public site gives as its own: 당사 "
     "고객센터(…), a business footer's field, a clinic's move notice, a model house's site, "
-    "an area (… 일원)",
+    "an area (… 일원), public land (… 일대 시유지)",
     "business_phone": "a landline on a business's contact line after its nationwide number: "
-    "TEL 1544-… / FAX 02-…",
+    "TEL 1544-… / FAX 02-…; a customer centre's, called official: 고객센터 070-… (공식 상담 "
+    "번호)",
 }
 
 
 def public_kind(kind: str, value: str, text: str = "", start: int = 0) -> str | None:
     """The `PUBLIC_KINDS` name of a detected value that is kept, or None (it is replaced).
 
-    `text` and `start` place the value in its text: an address or a phone number is public
-    by what stands before it (`corpus.pii.institutions`: an institution's name, and for a
-    number its label or desk), a platform's account by the words before it
-    (`corpus.pii.public_pages.official_account`).
+    The value alone may say so (`_public_value`: a service number, a placeholder, a role
+    mailbox …); `text` and `start` place it in its text, where the words around it may
+    (`_public_in_text`: an example's marker, an institution's name before an address or a
+    number, an official account).
     """
-    if kind == "address" and text and example_address_before(text, start):
-        return "example_address"
+    label = _public_value(kind, value)
+    if label is not None or not text:
+        return label
+    return _public_in_text(kind, value, text, start)
+
+
+def _public_value(kind: str, value: str) -> str | None:
+    """The `PUBLIC_KINDS` name of a value that is public by what it is, or None."""
     if kind == "phone" and (value[0] == "1" or value.lstrip("(").startswith("080")):
         if not foreign_number(value):
             return "service_number"
     if kind == "url":
-        return _public_url(value, text, start)
+        return _public_url(value)
     if kind == "email" and example_domain(mail_domain(email_parts(value)[2])):
         return "example_address"
     if kind != "address" and placeholder(kind, value):
         return "placeholder"
     if kind == "email" and role_mailbox(value):
         return "role_mailbox"
-    if kind == "ip" and not global_ip(value):
-        return "non_global_ip"
-    if kind == "address" and text:
-        return _public_address(text, start, start + len(value))
-    if kind == "phone" and text and not foreign_number(value):
-        if institution_phone(text, start, start + len(value)):
+    if kind == "ip":
+        if not global_ip(value):
+            return "non_global_ip"
+        return "public_resolver" if public_resolver(value) else None
+    if kind == "brn" and corporate_brn(digits_of(value)):
+        return "corporate_brn"
+    return None
+
+
+def _public_in_text(kind: str, value: str, text: str, start: int) -> str | None:
+    """The `PUBLIC_KINDS` name of a value that is public by the words around it, or None:
+    an example (`corpus.pii.examples`), an official account, an institution's or a
+    business's own address or number."""
+    end = start + len(value)
+    if example_before(text, start) or format_example_after(text, start, end):
+        return "example_address" if kind == "address" else "example_value"
+    if kind == "url" and official_account(value, text, start):
+        return "official_account"
+    if kind == "address":
+        return _public_address(text, start, end)
+    if kind == "phone" and not foreign_number(value):
+        if institution_phone(text, start, end):
             return "institution_phone"
-        if business_phone(text, start, start + len(value)):
+        if business_phone(text, start, end):
             return "business_phone"
     return None
 
@@ -104,8 +136,9 @@ def _public_address(text: str, start: int, end: int) -> str | None:
     return None
 
 
-def _public_url(value: str, text: str, start: int) -> str | None:
-    """The `PUBLIC_KINDS` name of a kept URL (`corpus.pii.public_pages`), or None."""
+def _public_url(value: str) -> str | None:
+    """The `PUBLIC_KINDS` name of a URL kept by what it is (`corpus.pii.public_pages`), or
+    None."""
     if public_host(value):
         return "public_host"
     if reference_page(value):
@@ -116,6 +149,4 @@ def _public_url(value: str, text: str, start: int) -> str | None:
         return "non_global_ip"
     if institution_page(value):
         return "institution_page"
-    if text and official_account(value, text, start):
-        return "official_account"
     return None

@@ -11,9 +11,10 @@ rules, so they cost nothing on text without one):
   split by ``|`` with a service number or a 고객센터 among them (``한빛출판 | … |
   고객센터 1600-… | 서울 마포구 …``); a clinic's move notice (``[병원 이전] … 한빛대로 301
   …에서 진료합니다``); a model house's or a development's site (``견본주택 위치: …``, ``…
-  한빛대로 500 일원``: an area, no one's house);
+  한빛대로 500 일원``: an area, no one's house); public land (``… 1-68 일대 시유지``);
 * `business_phone` (``business_phone``): a landline on a business's contact line after
-  its nationwide number (``TEL:1544-… (대표) / FAX:02-…``).
+  its nationwide number (``TEL:1544-… (대표) / FAX:02-…``), or labelled by its customer
+  centre's name and called official (``고객센터 070-… — ○○몰 공식 상담 번호``).
 
 A person between the business and the value keeps it a person's (``당사 고객센터 김○○
 상담원 자택 …``, ``고객센터 1588-… 담당자 직통 02-…``), and so does a residence or a
@@ -32,10 +33,8 @@ from corpus.pii.institutions import LIVES_AFTER, PERSON_WORD
 #: 위치 -", then a bracket, a colon or an address word right before the address; a company's
 #: customer, service or returns centre with its address in brackets or after 주소
 #: ("○○몰 반품센터(경기 …)", "서비스센터 주소: …").
-_PREMISES = (
-    r"(?:고객\s?(?:센터|지원센터|상담실)|서비스\s?센터|콜센터|A/S\s?센터|사옥|본점|지점|영업소"
-    r"|물류센터|반품센터|공장)"
-)
+_CENTRE = r"(?:고객\s?(?:센터|지원센터|상담실)|서비스\s?센터|콜센터|A/S\s?센터)"
+_PREMISES = r"(?:" + _CENTRE + r"|사옥|본점|지점|영업소|물류센터|반품센터|공장)"
 _OWN_PREMISES = re.compile(
     r"(?:(?:(?<![가-힣])당사|(?<![가-힣])본사|(?<![가-힣])폐사)\s?" + _PREMISES + r"?"
     r"\s?(?:주소(?:는|지)?|소재지|위치)?\s?[(:：\-–]?"
@@ -60,6 +59,12 @@ _CLINIC_MOVE = re.compile(
 _SITE_BEFORE = re.compile(r"견본주택|모델하우스|홍보관|분양\s?(?:사무소|사무실|현장)")
 #: An area around the address, right after it: "한빛대로 500 일원", "…일원에서" (not 일원동).
 _AREA_AFTER = re.compile(r"\s?일원(?:에서|의|에|으로|을|은|이)?(?![가-힣])")
+#: Public land right after the address, maybe after an area word: "… 1-68 일대 시유지",
+#: "… 산 12 국유지", "… 일원의 구유지": the state's or a city's land, no one's home, unless
+#: someone is said to live on it (`LIVES_AFTER` after the land word: "… 시유지에 살아요").
+_PUBLIC_LAND_AFTER = re.compile(
+    r"\s?(?:(?:일대|일원)(?:의)?\s?)?(?:국공유지|국유지|공유지|시유지|도유지|구유지|군유지)"
+)
 #: What stands between a notice's heading and its address on one line.
 _LINE_WINDOW = 80
 
@@ -89,13 +94,17 @@ def notice_address(text: str, start: int, end: int) -> bool:
     """True when the address text[start:end] is one a business or a public site gives as its
     own: a company's premises in its voice (`_OWN_PREMISES`), a business footer's field
     (`_FOOTER_FIELD` on a ``|``-split line), a clinic's move notice (`_CLINIC_MOVE`), a
-    development's site or an area (`_SITE_BEFORE`, `_AREA_AFTER`). Not with a person named
-    between the heading and the address, or a residence or nearness word after it."""
+    development's site, an area or public land (`_SITE_BEFORE`, `_AREA_AFTER`,
+    `_PUBLIC_LAND_AFTER`). Not with a person named between the heading and the address, or
+    a residence or nearness word after it."""
     if LIVES_AFTER.match(text, end):
         return False
     if _AREA_AFTER.match(text, end):
         return True
     lo, line = _line_before(text, start)
+    land = _PUBLIC_LAND_AFTER.match(text, end)
+    if land is not None:
+        return not LIVES_AFTER.match(text, land.end()) and not _personal_between(text, lo, start)
     own = _OWN_PREMISES.search(line)
     if own is not None:
         return not _personal_between(text, lo + own.start(), start)
@@ -115,12 +124,44 @@ _SERVICE_THEN_LABEL = re.compile(
     r"(?<![0-9])1[5-8]\d\d-\d{4}(?![0-9])[^\n]{0,40}?(?:FAX|Fax|팩스|TEL|Tel|전화)\s?[:：.]?\s?$"
 )
 _PHONE_WINDOW = 64
+#: A customer centre's name right before the number, as its label: "고객센터 070-…",
+#: "콜센터 대표번호: 02-…", "A/S센터(031) …", maybe called official first ("공식 고객센터").
+_CENTRE_LABEL = re.compile(
+    r"(?P<official>공식\s?)?" + _CENTRE + r"\s?(?:대표\s?)?(?:번호|전화)?(?:은|는)?[\s:：(]*$"
+)
+_LABEL_WINDOW = 20
+#: The text calling the number official, later on its line: "… 공식 상담 번호입니다", "공식
+#: 대표 전화". A bare "고객센터(052-…)에 전화했지만 …" says nothing of whose line it is (the
+#: generated set and `tests/test_pii_public_institutions` read it as a person's), so the
+#: centre's name alone is not enough.
+_OFFICIAL_AFTER = re.compile(r"공식\s?(?:상담\s?|대표\s?|고객\s?)?(?:번호|전화|연락처|창구)")
+_OFFICIAL_WINDOW = 64
+#: Whose centre it is, just before its name: "어머니 회사 고객센터 …" is read as personal.
+_OWNER_WINDOW = 12
+_AFTER_WINDOW = 12
 
 
 def business_phone(text: str, start: int, end: int) -> bool:
-    """True when the landline text[start:end] is a business's, on its contact line right
+    """True when the landline text[start:end] is a business's: on its contact line right
     after its nationwide number (``TEL:1544-… (대표) / FAX:02-…``), no person between them
-    (``고객센터 1588-… 담당자 직통 02-…`` is the person's)."""
+    (``고객센터 1588-… 담당자 직통 02-…`` is the person's); or labelled by its customer
+    centre's name and called official, before the name or later on its line (``고객센터
+    070-… — ○○몰 공식 상담 번호입니다``), no person just before the name or just after the
+    number (``고객센터 070-… 담당 김○○``)."""
     lo, line = _line_before(text, start)
     m = _SERVICE_THEN_LABEL.search(text, max(lo, start - _PHONE_WINDOW), start)
-    return m is not None and not _personal_between(text, m.start(), start)
+    if m is not None:
+        return not _personal_between(text, m.start(), start)
+    m = _CENTRE_LABEL.search(text, max(lo, start - _LABEL_WINDOW), start)
+    if m is None or not (m.group("official") or _official_after(text, end)):
+        return False
+    if _personal_between(text, max(lo, m.start() - _OWNER_WINDOW), start):
+        return False
+    return not _personal_between(text, end, min(len(text), end + _AFTER_WINDOW))
+
+
+def _official_after(text: str, end: int) -> bool:
+    """True when the line after `end` calls the number official (`_OFFICIAL_AFTER`)."""
+    stop = text.find("\n", end, end + _OFFICIAL_WINDOW)
+    hi = stop if stop >= 0 else min(len(text), end + _OFFICIAL_WINDOW)
+    return _OFFICIAL_AFTER.search(text, end, hi) is not None

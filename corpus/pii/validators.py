@@ -81,6 +81,23 @@ def brn_ok(digits: str) -> bool:
     return int(digits[9]) == brn_check_digit(digits[:9])
 
 
+#: The middle two digits of a business registration number that mark a corporation or the
+#: state (국세청's 사업자등록번호 체계, the 개인·법인 구분코드: 01-79 개인 과세사업자, 80 아파트
+#: 관리사무소 등과 다단계판매원, 81·86·87·88 영리법인의 본점, 82 비영리법인의 본점 및 지점, 83
+#: 국가·지방자치단체·지방자치단체조합, 84 외국법인의 본·지점 및 연락사무소, 85 영리법인의
+#: 지점, 89 법인이 아닌 종교단체, 90-99 개인 면세사업자; reproduced e.g. in the Daou Office
+#: manual "회사정보 개인/법인 구분 안내", manual.daouoffice.co.kr/hc/ko/articles/24445128946457).
+#: 80 (a multi-level sales agent is a person) and 89 stay out.
+CORPORATE_BRN_CODES = frozenset(f"{n}" for n in range(81, 89))
+
+
+def corporate_brn(digits: str) -> bool:
+    """True when the business registration number `digits` is a corporation's or the state's
+    (`CORPORATE_BRN_CODES`): it names no natural person, unlike a sole trader's (01-79,
+    90-99), which is the trader's own number."""
+    return len(digits) == 10 and digits[3:5] in CORPORATE_BRN_CODES
+
+
 def crn_check_digit(first12: str) -> int:
     """Check digit of a corporate registration number (법인등록번호, 13 digits)."""
     total = sum(int(c) * (1 if i % 2 == 0 else 2) for i, c in enumerate(first12))
@@ -139,6 +156,32 @@ def global_ip(value: str) -> bool:
         return ipaddress.ip_address(value).is_global
     except ValueError:
         return True
+
+
+#: Public DNS resolvers' addresses, printed in every network manual and router setting (an
+#: anycast service's, no subscriber's): KT (168.126.63.1/2), SK Broadband (210.220.163.82,
+#: 219.250.36.130), LG U+ (164.124.101.2, 203.248.252.2), Google Public DNS (8.8.8.8,
+#: 8.8.4.4, 2001:4860:4860::8888/8844), Cloudflare (1.1.1.1, 1.0.0.1, and the filtering
+#: 1.1.1.2/1.0.0.2, 1.1.1.3/1.0.0.3, 2606:4700:4700::1111/1001), Quad9 (9.9.9.9,
+#: 149.112.112.112, 2620:fe::fe, 2620:fe::9), Cisco OpenDNS (208.67.222.222,
+#: 208.67.220.220), AdGuard DNS (94.140.14.14, 94.140.15.15). Each provider's own setup page
+#: lists them. (A seven-character address such as 1.1.1.1 is not read as an IP at all.)
+PUBLIC_RESOLVERS = frozenset(
+    "168.126.63.1 168.126.63.2 210.220.163.82 219.250.36.130 164.124.101.2 203.248.252.2 "
+    "8.8.8.8 8.8.4.4 2001:4860:4860::8888 2001:4860:4860::8844 1.1.1.1 1.0.0.1 1.1.1.2 "
+    "1.0.0.2 1.1.1.3 1.0.0.3 2606:4700:4700::1111 2606:4700:4700::1001 9.9.9.9 "
+    "149.112.112.112 2620:fe::fe 2620:fe::9 208.67.222.222 208.67.220.220 94.140.14.14 "
+    "94.140.15.15".split()
+)
+
+
+def public_resolver(value: str) -> bool:
+    """True when the IP address `value` is a public DNS resolver's (`PUBLIC_RESOLVERS`),
+    compared in its canonical form (``2001:4860:4860:0:0:0:0:8888`` too)."""
+    try:
+        return str(ipaddress.ip_address(value)) in PUBLIC_RESOLVERS
+    except ValueError:
+        return False
 
 
 def ipv6_ok(value: str) -> bool:
