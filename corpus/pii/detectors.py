@@ -29,6 +29,7 @@ from corpus.pii.birthdates import (
     registered_birth,
     short_year,
     year_apostrophe,
+    year_born,
 )
 from corpus.pii.detector_base import (
     CONTEXT_BEFORE,
@@ -609,6 +610,7 @@ def _accept_birth(text: str, m: re.Match, floor: int):
         birth_context(text, s, e, tight=short)
         or (not short and lifespan(text, s, e))
         or registered_birth(text, s, e)  # "호적엔 51년 3월 5일로 올라가 있는디"
+        or year_born(text, m.group(), e)  # "85년생 3월 7일 생일이고"
         # a record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
         # table's birth column, a dialogue's answer ("환자: 73년 …")
         or (before in RECORD_OR_CORRECTION and marked_birth(text, s, e, before))
@@ -625,8 +627,9 @@ def _accept_birth(text: str, m: re.Match, floor: int):
 #: Its two digits, like the day's, may stand a space apart (voice input, OCR: "1 1월").
 _CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)(?: ?\d)?+"
 #: The year of a `NN년` date as voice input, OCR and old forms write it: "80년도", the
-#: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit).
-_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?(?:년도?|年)"
+#: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit);
+#: and a birth year said with 생 before its month and day ("85년생 3월 7일").
+_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?(?:년[도생]?|年)"
 #: A date of birth given to the month only, with 생 or 출생 touching it ("53년 2 월생"; the
 #: hand-labelled sets leave "87년 1월 생이고 정확히는 …" to the full date that follows).
 _DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?[일日]|(?=출?생))"

@@ -153,7 +153,7 @@ _DIGIT_GATE = (
     + MOBILE_HIDING_SEP
     + EMOJI_SEP  # "010🐶3158🐶7742", a variation selector after it or not
     # a dash after a plate's syllable ("33러-9012"): the class holds the dash, so it is apart
-    + r"]?+\ufe0f?+\s?+-?+(?:\d|[(\[]?[음양]력|도\s?(?:\d|"  # "80년도 5월"
+    + r"]?+\ufe0f?+\s?+-?+(?:\d|[(\[]?[음양]력|생\s?\d|도\s?(?:\d|"  # "85년생 3월", "80년도 5월"
     # a month said in numerals after the year ("89년 구월 십구일", corpus.pii.spoken_dates):
     # its first syllable, a look back for 년, then 월 (without the 월, "1990년 이후" and the
     # like passed the gate and cost 4% of the scan; as written, nothing measurable)

@@ -1,0 +1,68 @@
+"""Issue #24, eighth blind set: births, e-mails, hosts, foreign phones and plates as written.
+
+Each shape is tested with invented values and sentences of its own (not the blind set's),
+through the fast and the reference scan and through the pseudonymiser (the value replaced
+whole); each guard is tested with the negatives the new rule could hit.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.scan import Scanner
+
+FAST, PLAIN = Scanner(), Scanner(fast=False)
+PZ = Pseudonymizer(seed=48)
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    spans = FAST.find(text)
+    assert spans == PLAIN.find(text), text
+    return [(text[s.start : s.end], s.type) for s in spans]
+
+
+POSITIVES = [
+    # a birth year said with 생, then its month and day
+    ("birth_date", "94년생 11월 2일 생일이에요, 연락 주세요", "94년생 11월 2일"),
+    ("birth_date", "저는 1988년생 6월 21일이고 인천에 삽니다", "1988년생 6월 21일"),
+    # honorific and quoting forms after 생
+    ("birth_date", "아버지가 52년 8월 14일생이셔서 올해 칠순이 넘으셨어요", "52년 8월 14일"),
+    ("birth_date", "그 사람 말로는 83년 5월 30일생이라고 하더군요", "83년 5월 30일"),
+    ("birth_date", "동생이 99년 1월 9일생이라서 아직 학생이에요", "99년 1월 9일"),
+    # born and raised, said by the person or of a relative
+    ("birth_date", "72년 12월 5일 충남 공주에서 태어나 그곳에서 학교를 다녔어요.", "72년 12월 5일"),
+    ("birth_date", "저희 어머니는 48년 3월 3일 순천에서 태어나 평생 거기 사셨다", "48년 3월 3일"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), POSITIVES)
+def test_the_shape_is_replaced_whole(kind, text, value):
+    assert (value, kind) in _found(text)
+    new, spans = PZ.apply(text)
+    start = text.index(value)
+    assert any(
+        s.start <= start and start + len(value) <= s.end and s.type == kind for s in spans
+    ), (text, [(text[s.start : s.end], s.type) for s in spans])
+    assert value not in new, new
+
+
+NEGATIVES = [
+    # AD dates in history: an encyclopedia's connective 태어나, an era word
+    "32년 4월 28일 로마에서 태어나 아테네에서 공부했다.",
+    "기원전 63년 9월 23일 로마에서 태어나 황제가 되었습니다",
+    # the first time since one's birth: the date of an event
+    "61년 7월 29일 태어나서 처음으로 바다를 봤습니다",
+    # a cohort's event after 년생 and a day
+    "2019년생 3월 2일에 입학합니다",
+    "2019년생 3월 2일 입학식 안내",
+    "2019년생 3월 2일부터 접수",
+    "1990년생 3명이 지원했다",
+    # an event's date with no birth word
+    "88년 9월 17일 서울올림픽 개막",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_the_guard_leaves_the_text(text):
+    assert _found(text) == [], text
