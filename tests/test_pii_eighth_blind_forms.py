@@ -33,6 +33,15 @@ POSITIVES = [
     # born and raised, said by the person or of a relative
     ("birth_date", "72년 12월 5일 충남 공주에서 태어나 그곳에서 학교를 다녔어요.", "72년 12월 5일"),
     ("birth_date", "저희 어머니는 48년 3월 3일 순천에서 태어나 평생 거기 사셨다", "48년 3월 3일"),
+    # "_at_" (and "_dot_") for "@" and the dot where a form takes no "@"
+    ("email", "과제 제출은 minseo.k_at_gmail.com 으로 해주세요", "minseo.k_at_gmail.com"),
+    ("email", "문의: hyun_woo93_AT_naver_DOT_com", "hyun_woo93_AT_naver_DOT_com"),
+    # a written-out "at" in CJK brackets
+    ("email", "연락은 taeyang7 【at】 daum.net 으로 부탁해요", "taeyang7 【at】 daum.net"),
+    ("email", "메일: parkjy〔at〕hanmail.net", "parkjy〔at〕hanmail.net"),
+    # an address with a space between every two characters
+    ("email", "메일 주소 d a e h o 9 1 @ g m a i l . c o m 입니다",
+     "d a e h o 9 1 @ g m a i l . c o m"),
 ]  # fmt: skip
 
 
@@ -60,9 +69,29 @@ NEGATIVES = [
     "1990년생 3명이 지원했다",
     # an event's date with no birth word
     "88년 9월 17일 서울올림픽 개막",
+    # "_at_" in code and file names, with no mail host or mail word
+    "look_at_me.py 파일을 실행하세요",
+    "created_at_utc 컬럼과 updated_at_kst 컬럼",
+    "meet_at_noon.com 에서 만나요",
+    # letters spaced around "@" and a dot with no mail host or mail word
+    "A B C @ D E F . G H 는 예시",
+    "점수 a b @ c d . e f 순서",
 ]
 
 
 @pytest.mark.parametrize("text", NEGATIVES)
 def test_the_guard_leaves_the_text(text):
     assert _found(text) == [], text
+
+
+def test_an_at_inside_a_local_part_before_its_at_sign_is_not_the_at():
+    # "_at_" is "@" only when no "@" follows in the same token: the local part's own word
+    text = "보낼 곳 ji_at_home7@naver.com 입니다"
+    assert _found(text) == [("ji_at_home7@naver.com", "email")]
+
+
+def test_a_letter_spaced_address_keeps_its_spaces_and_webmail_host():
+    text = "메일 주소 d a e h o 9 1 @ g m a i l . c o m 입니다"
+    new, _ = PZ.apply(text)
+    assert new.endswith(" @ g m a i l . c o m 입니다"), new
+    assert "d a e h o 9 1" not in new, new

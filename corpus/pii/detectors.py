@@ -71,14 +71,20 @@ from corpus.pii.validators import (
 )
 from corpus.pii.written_shapes import (
     BRACKET_DOT,
+    CLOSE_BRACKETS,
     HASH_AT,
+    LETTER_SPACED_EMAIL,
     LINK_HOSTS,
+    OPEN_BRACKETS,
     PERSONAL_SITE_TAIL,
     SPACE_AFTER_DOT,
     SPACED_WEBMAIL,
     SUBDOMAIN_HOSTS,
+    UNDERSCORE_AT,
+    UNDERSCORE_DOT,
     id_at_domain,
     personal_site_host,
+    unspaced,
     webmail_dot,
     word_at_prose,
 )
@@ -90,17 +96,27 @@ from corpus.pii.written_shapes import (
 #: a bracketed "@" ("[@]", "(@)"), and in Korean: "골뱅이" (the Korean name of "@";
 #: bracketed, spaced or not), "앳" or its common misspelling "엣" (bracketed, or spaced
 #: like " at ": "엣지" is a word, " 엣 " is not) and "에이티", "at" read out letter by letter
-#: (bracketed or spaced the same way: "에이티즈" is a word).
+#: (bracketed or spaced the same way: "에이티즈" is a word); the brackets may be CJK ones
+#: ("【at】"), and "_at_" stands for it where a form takes no "@" (`UNDERSCORE_AT`).
 EMAIL_AT = (
-    r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?[)\]}>]\s?"
-    r"| (?:at|AT|[앳엣]|에이티) "
-    r"|\s?골뱅이\s?|\s?" + HASH_AT + r"\s?)"
-)
+    r"(?:\s?@\s?|\s?[" + OPEN_BRACKETS + r"]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?["
+    + CLOSE_BRACKETS + r"]\s?| (?:at|AT|[앳엣]|에이티) "
+    r"|\s?골뱅이\s?|\s?" + HASH_AT + r"\s?|" + UNDERSCORE_AT + ")"
+)  # fmt: skip
 #: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" or its colloquial
 #: "쩜" (bracketed or spaced); a dot with a space on both sides ("naver . com").
 EMAIL_DOT = (
-    r"(?:" + SPACE_AFTER_DOT + r"|\.|\s?[(\[{<]\s?(?:dot|DOT|닷|[점쩜])\s?[)\]}>]\s?"
-    r"| (?:dot|DOT|닷|[점쩜]) | \. |" + BRACKET_DOT + ")"
+    r"(?:"
+    + SPACE_AFTER_DOT
+    + r"|\.|\s?["
+    + OPEN_BRACKETS
+    + r"]\s?(?:dot|DOT|닷|[점쩜])\s?["
+    + CLOSE_BRACKETS
+    + r"]\s?| (?:dot|DOT|닷|[점쩜]) | \. |"
+    + BRACKET_DOT
+    + "|"
+    + UNDERSCORE_DOT
+    + ")"
 )
 #: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
 #: domain or near a mail word.
@@ -145,7 +161,7 @@ def mail_domain(written: str) -> str:
         return _KOREAN_DOMAIN_PARTS.sub(
             lambda m: KOREAN_MAIL_HOSTS[m[1]] if m[1] else "." + _KOREAN_TLD[m[2]], written
         ).lower()
-    return webmail_dot(_WRITTEN_DOT.sub(".", written)).lower()
+    return webmail_dot(_WRITTEN_DOT.sub(".", unspaced(written))).lower()
 
 
 def _accept_email(text: str, m: re.Match, floor: int):
@@ -155,7 +171,8 @@ def _accept_email(text: str, m: re.Match, floor: int):
     s, e = match_span(m)
     if ssh_remote(local, text, e) or file_or_unit(domain):
         return None  # "git@github.com:org/…": a code host's SSH account; "x@tty1.service"
-    if at in _WORD_AT or at.strip() in ("☆", "★"):  # a word, a star: a webmail host, a mail word
+    # a word, a star, "_at_", a letter-spaced address: a webmail host or a mail word near
+    if at in _WORD_AT or at.strip() in ("☆", "★") or at[0] == "_" or " " in local:
         if word_at_prose(local, text, s):
             return None  # "Big Data at naver.com scale": a title
         host = mail_domain(domain)
@@ -173,7 +190,8 @@ register(Detector(
     r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
     + r"|[0-9][A-Za-z0-9._%+\-]{0,63}@)"  # written out only after a letter-led local part
     + r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
-    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + "|" + SPACED_WEBMAIL + ")",
+    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + "|" + SPACED_WEBMAIL + ")"
+    r"|" + LETTER_SPACED_EMAIL,  # "s o o j i n @ n a v e r . c o m"
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
     gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티", "#", "☆", "★"),

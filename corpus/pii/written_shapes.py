@@ -152,6 +152,34 @@ HASH_AT = r"[#☆★](?=\s?" + WEBMAIL + r"\.)"
 #: "naver .com", as a scan or a typist leaves it).
 BRACKET_DOT = r"\s?[(\[{<]\s?\.\s?[)\]}>]\s?"
 SPACE_AFTER_DOT = r"(?:\.\s|\s\.)(?=(?:com|net|org|kr|co\.kr)(?![A-Za-z0-9\-]))"
+#: Brackets around a written-out "at" or "dot" (`corpus.pii.detectors.EMAIL_AT`): the ASCII
+#: ones and the CJK lenticular, tortoise-shell, angle and corner ones ("id 【at】 naver.com",
+#: "〔at〕"), each opener with its closer (a class body each).
+OPEN_BRACKETS = r"(\[{<【〔〈《「『"
+CLOSE_BRACKETS = r")\]}>】〕〉》」』"
+#: "_at_" for "@" and "_dot_" for a dot, where a form takes no "@" ("jaemin_at_daum.net",
+#: "_AT_ … _DOT_"); not an "_at_" inside a local part that an "@" follows ("look_at_me@…").
+UNDERSCORE_AT = r"_(?:at|AT)_(?=[A-Za-z0-9])(?![A-Za-z0-9._%+\-]*@)"
+UNDERSCORE_DOT = r"_(?:dot|DOT)_(?=[A-Za-z])"
+#: An e-mail with a space between every two characters, as a scan or a typist leaves it
+#: ("s o o j i n 0 3 @ n a v e r . c o m"): a letter-led local part, " @ ", the domain's
+#: labels and dots, a TLD of 2-6 letters; no letter or digit after it.
+LETTER_SPACED_EMAIL = (
+    r"[A-Za-z](?<![A-Za-z0-9._\-] [A-Za-z])(?: [A-Za-z0-9._\-]){1,30} @ "
+    r"[A-Za-z0-9](?: [A-Za-z0-9\-])*(?: \. [A-Za-z0-9](?: [A-Za-z0-9\-])*)*"
+    r" \. [A-Za-z](?: [A-Za-z]){1,5}(?! ?[A-Za-z0-9])"
+)
+#: The scan's gate for `LETTER_SPACED_EMAIL`, at its first letter (written-form texts only).
+LETTER_SPACED_GATE = r"[A-Za-z](?: [A-Za-z0-9._\-]){1,30}+ @"
+_LETTER_SPACED = re.compile(r"\S(?: \S)+")
+
+
+def unspaced(written: str) -> str:
+    """`written` without its spaces when a space stands between every two characters
+    ("n a v e r . c o m" -> "naver.com"); else as it is."""
+    return written.replace(" ", "") if _LETTER_SPACED.fullmatch(written) else written
+
+
 #: A webmail host with a space for its dot: "tmdgus95 at naver com".
 SPACED_WEBMAIL = WEBMAIL + r"\s(?:com|net)(?![A-Za-z0-9\-])"
 _SPACED_WEBMAIL = re.compile(r"(" + WEBMAIL + r")\s(com|net)$")
