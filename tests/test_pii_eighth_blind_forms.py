@@ -45,6 +45,43 @@ POSITIVES = [
 ]  # fmt: skip
 
 
+#: Hosts read by the pseudonymiser (`corpus.pii.markup` decodes their spaces), not the scan.
+SPACED_HOSTS = [
+    # a dot with a space after it only, on a platform whose path names its user
+    ("출처: m.blog. naver. com/ haneul_42 (캡처본)", "m.blog. naver. com/ haneul_42"),
+    ("인스타 instagram. com/ mina.d_22 팔로우 부탁", "instagram. com/ mina.d_22"),
+    ("cafe. daum. net/ dreamers2020 카페 가입", "cafe. daum. net/ dreamers2020"),
+    # a handle after the slash, spaced dots on both sides or not
+    ("채널 youtube. com/ @cooking_mom77 구독", "youtube. com/ @cooking_mom77"),
+    ("채널 youtube . com / @cooking_mom77 구독", "youtube . com / @cooking_mom77"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SPACED_HOSTS)
+def test_a_spaced_host_is_replaced_whole(text, value):
+    new, spans = PZ.apply(text)
+    start = text.index(value)
+    assert [(s.start, s.end, s.type) for s in spans] == [(start, start + len(value), "url")]
+    assert value.split("/")[-1].strip() not in new, new
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a sentence's end before "com/": not a platform's host
+        "그건 it. com/ 이라는 말이다",
+        "I like it. com/ and more",
+        # a site that is not a platform: its path names no one
+        "자세한 건 news. naver. com/ main 참고",
+        # no handle after the slash
+        "메일 a@b.com 그리고 x . com / @ 기호",
+    ],
+)
+def test_a_spaced_host_that_is_no_platform_stays(text):
+    _, spans = PZ.apply(text)
+    assert all(s.type != "url" for s in spans), text
+
+
 @pytest.mark.parametrize(("kind", "text", "value"), POSITIVES)
 def test_the_shape_is_replaced_whole(kind, text, value):
     assert (value, kind) in _found(text)
