@@ -42,6 +42,14 @@ POSITIVES = [
     # an address with a space between every two characters
     ("email", "메일 주소 d a e h o 9 1 @ g m a i l . c o m 입니다",
      "d a e h o 9 1 @ g m a i l . c o m"),
+    # Korea's code with a space after its plus, spaced dashes between the groups
+    ("mobile", "연 락 처 : + 82 - 10 - 4471 - 2093 (해외 체류 중)", "+ 82 - 10 - 4471 - 2093"),
+    ("mobile", "연락처 +82 - 10 - 5128 - 6637", "+82 - 10 - 5128 - 6637"),
+    ("phone", "사무실 + 82 2 345 6789 로 주세요", "+ 82 2 345 6789"),
+    # Europe's pairs after a group of two to four digits, a phone or abroad word near
+    ("phone", "마드리드 사는 딸 번호가 +34 655 21 87 40 이에요", "+34 655 21 87 40"),
+    ("phone", "벨기에 지사 연락처 +32 471 55 20 93", "+32 471 55 20 93"),
+    ("phone", "덴마크 친구 전화 +45 31 72 40 58", "+45 31 72 40 58"),
 ]  # fmt: skip
 
 
@@ -110,6 +118,14 @@ NEGATIVES = [
     "look_at_me.py 파일을 실행하세요",
     "created_at_utc 컬럼과 updated_at_kst 컬럼",
     "meet_at_noon.com 에서 만나요",
+    # a sum before "82": no country code
+    "계산: 3 + 82 - 10 - 4471 - 2093 = ?",
+    "(3) + 82 - 10 - 4471 - 2093",
+    # signed scores in pairs: no country code, or no phone or abroad word near
+    "+10 20 30 40 50",
+    "+3 12 34 56 78 90",
+    "점수 변동 +30 20 10 15 22",
+    "순위 +34 612 48 93 07 변동",
     # letters spaced around "@" and a dot with no mail host or mail word
     "A B C @ D E F . G H 는 예시",
     "점수 a b @ c d . e f 순서",

@@ -37,7 +37,7 @@ from corpus.pii.detectors import (
 from corpus.pii.kept import public_kind
 from corpus.pii.markup import decode, edits_on_original, may_hold_references
 from corpus.pii.particles import final_class
-from corpus.pii.phones import foreign_number
+from corpus.pii.phones import KOREAN_PLUS, foreign_number
 from corpus.pii.public_pages import (
     institution_host,
     personal_marks,
@@ -234,7 +234,8 @@ def gen_mobile(value: str, rng: random.Random) -> str:
     if _not_in_digits(value):  # drawn as digits, written back as the original writes them
         return _written_like(gen_mobile(value.translate(_TO_DIGIT), rng), value)
     m = re.match(
-        r"((?:\+82|00[-. ]?82)[-. ]?(?:\(0\)|0)?1[016789]|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
+        r"((?:\+ ?82|00[-. ]?82)(?:\s?[-.]\s?|\s)?(?:\(0\)|0)?1[016789]"
+        r"|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
         r"|82[-. ]1[016789]|\(?01[016789]|0 1 [016789])",
         value,
     )
@@ -245,7 +246,7 @@ def gen_mobile(value: str, rng: random.Random) -> str:
 
 
 _PHONE_HEAD = re.compile(
-    r"((?:\+82|00[-. ]?82|\(\+82\))[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
+    r"((?:\+ ?82|00[-. ]?82|\(\+82\))(?:\s?[-.]\s?|\s)?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
     r"|\(?(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080))"
 )
 
@@ -269,7 +270,7 @@ def _gen_foreign(value: str, rng: random.Random) -> str:
 def gen_phone(value: str, rng: random.Random) -> str:
     if _not_in_digits(value):
         return _written_like(gen_phone(value.translate(_TO_DIGIT), rng), value)
-    if value[0] == "+" and not value.startswith("+82"):  # foreign: keep the country code
+    if value[0] == "+" and not KOREAN_PLUS.match(value):  # foreign: keep the country code
         # and a trunk "(0)" after it ("+44 (0)7911 …")
         cc = (
             re.match(r"\+\d{1,3}[ .\-]?\(0\)", value)

@@ -103,6 +103,33 @@ def trailing_pairs(groups: list[str]) -> bool:
     )
 
 
+#: The country codes of ITU-T E.164 (one-, two- and three-digit; 0 and the spare 28x, 80x
+#: but 800/808, 83x, 89x, 99x but 990-998 are none): "+10 …" or "+3 …" is no country.
+_E164 = re.compile(
+    r"1|7|2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58]"
+    r"|2[1-69]\d|3[578]\d|42\d|5[09]\d|6[7-9]\d|80[08]|8[5-8]\d|9[679]\d"
+)
+
+
+def european_pairs(groups: list[str]) -> bool:
+    """True when a foreign number is written as much of Europe writes its line number: a
+    group of two to four digits, then three or more pairs ("+34 612 34 56 78", "+32 470 12
+    34 56", "+45 20 12 34 56").
+
+    A list of signed scores has that look too ("+30 20 10 15 22"), so the country code must
+    be one (`_E164`: not "+10 20 30 40") and `corpus.pii.phones` asks for a phone or an
+    abroad word near it. `groups`: the country code first.
+    """
+    rest = groups[1:]
+    return (
+        _E164.fullmatch(groups[0]) is not None
+        and len(rest) >= 4
+        and 2 <= len(rest[0]) <= 4
+        and all(len(g) == 2 for g in rest[1:])
+        and 8 <= sum(map(len, rest)) <= 12
+    )
+
+
 # --- personal sites ------------------------------------------------------------------
 
 #: Site builders and blogs that give each person a subdomain: "someone.notion.site" names
