@@ -50,6 +50,19 @@ POSITIVES = [
     ("phone", "마드리드 사는 딸 번호가 +34 655 21 87 40 이에요", "+34 655 21 87 40"),
     ("phone", "벨기에 지사 연락처 +32 471 55 20 93", "+32 471 55 20 93"),
     ("phone", "덴마크 친구 전화 +45 31 72 40 58", "+45 31 72 40 58"),
+    # a plate, then 호 (a counter) and the vehicle, as rulings and police reports write it;
+    # court words near do not make it a case number
+    ("plate", "피의자는 27머3391호 승용차량을 운전하여 사건 현장을 떠났다", "27머3391"),
+    ("plate", "피고인은 서울12가3456호 그랜저 승용차를 운전하던 중 판결", "서울12가3456"),
+    ("plate", "피해자의 38노 7712호 차량을 들이받아 사건이 났다", "38노 7712"),
+    ("plate", "66보8125호 흰색 포터 화물차가 정차해 있었다", "66보8125"),
+    ("plate", "54더2210호를 운전하여 사고를 냈다", "54더2210"),
+    ("plate", "재판에서 문제된 차는 81누4425 승용차였다", "81누4425"),
+    # an old motorbike plate: a province and a district joined, the syllable, four digits
+    ("plate", "번호판 '부산해운대 다 2207' 오토바이 찾습니다", "부산해운대 다 2207"),
+    ("plate", "어제 본 '경남창원 마 5530' 스쿠터", "경남창원 마 5530"),
+    ("plate", "도난된 번호판 전북고창 사 3307 입니다", "전북고창 사 3307"),
+    ("plate", "배달 오토바이 서울 강남 바 8125 번호판", "서울 강남 바 8125"),
 ]  # fmt: skip
 
 
@@ -126,6 +139,18 @@ NEGATIVES = [
     "+3 12 34 56 78 90",
     "점수 변동 +30 20 10 15 22",
     "순위 +34 612 48 93 07 변동",
+    # 호 as a quantity's or a unit's counter, no vehicle after it; a document number
+    "아파트 12가 3456호에 살아요",
+    "제12345호 문서",
+    "12가3456호",
+    "93노1395 사건의 판결에서",
+    # a province's name in a word that is no district, its full name, no plate word
+    "서울대 가 1234 강의실",
+    "서울대 가 1234 오토바이",
+    "경기도 가 1234 구역",
+    "전북고창 사 3307 참조",
+    # one-syllable words before numbers: no region before them
+    "어제 주 3회 가 1234 수 3 더 3 고 3 학생",
     # letters spaced around "@" and a dot with no mail host or mail word
     "A B C @ D E F . G H 는 예시",
     "점수 a b @ c d . e f 순서",
@@ -141,6 +166,19 @@ def test_an_at_inside_a_local_part_before_its_at_sign_is_not_the_at():
     # "_at_" is "@" only when no "@" follows in the same token: the local part's own word
     text = "보낼 곳 ji_at_home7@naver.com 입니다"
     assert _found(text) == [("ji_at_home7@naver.com", "email")]
+
+
+def test_a_plate_pseudonym_keeps_its_region_and_counter():
+    # the district's name is kept whole (its 고 is no plate syllable), and so is the 호
+    new, _ = PZ.apply("번호판 전북고창 사 3307 도난")
+    assert new.startswith("번호판 전북고창 ") and "3307" not in new, new
+    new, _ = PZ.apply("피고인은 49고4806호 승용차량을 운전")
+    assert new.endswith("호 승용차량을 운전") and "4806" not in new, new
+
+
+def test_a_plate_in_a_list_is_read_as_before():
+    text = "12가 3456, 34나 5678 (예시 목록)"
+    assert _found(text) == [("12가 3456", "plate"), ("34나 5678", "plate")]
 
 
 def test_a_letter_spaced_address_keeps_its_spaces_and_webmail_host():

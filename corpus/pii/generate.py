@@ -26,7 +26,6 @@ from corpus.pii.addresses import core_of, generate_address, plain_address
 from corpus.pii.birthdates import date_fields
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
-    DL_REGIONS,
     MAIL_DOMAINS,
     PLATE_LETTERS,
     PLATFORM_HOSTS,
@@ -369,20 +368,20 @@ def gen_card(value: str, rng: random.Random) -> str:
 
 
 def gen_plate(value: str, rng: random.Random) -> str:
+    """The digits and the plate's own syllable (its last plate letter) redrawn; a region's
+    name before them kept ("서울12가3456", "부산 7 라 1290", "경기부천 바 7012")."""
+    syllable = max(i for i, c in enumerate(value) if c in PLATE_LETTERS)
     out = []
-    for c in value:
+    for i, c in enumerate(value):
         if c.isdigit():
             out.append(rng.choice(string.digits))
-        elif c in PLATE_LETTERS and c not in "".join(_REGION_NAMES):
+        elif i == syllable:
             out.append(rng.choice(PLATE_LETTERS))
         else:
             out.append(c)
     s = "".join(out)
     # the number block must not start with 0
     return re.sub(r"(?<![0-9])0(?=\d{1,2}\s?[가-힣])", lambda _: rng.choice("123456789"), s)
-
-
-_REGION_NAMES = tuple(DL_REGIONS)
 
 
 def gen_birth_date(value: str, rng: random.Random) -> str:
@@ -480,7 +479,7 @@ _PROBE_CONTEXT = {
     "rrn": "주민번호 ", "frn": "외국인등록번호 ", "passport": "여권번호 ",
     "driver_license": "운전면허 ", "brn": "사업자등록번호 ", "crn": "법인등록번호 ",
     "bank_account": "계좌번호 ", "card": "카드 ", "birth_date": "생년월일 ",
-    "address": "아파트 주소 ", "phone": "전화 ", "email": "이메일 ",
+    "address": "아파트 주소 ", "phone": "전화 ", "email": "이메일 ", "plate": "번호판 ",
 }  # fmt: skip
 _PROBE_SCANNER = Scanner()
 
