@@ -125,6 +125,9 @@ NEGATIVES = [
     "2019년생 3월 2일 입학식 안내",
     "2019년생 3월 2일부터 접수",
     "1990년생 3명이 지원했다",
+    "우리 학교 85년생 3월 7일 동창회",
+    "85년생 3월 7일 정기총회",
+    "1985년생 3월 7일 개교기념일",
     # an event's date with no birth word
     "88년 9월 17일 서울올림픽 개막",
     # "_at_" in code and file names, with no mail host or mail word

@@ -319,8 +319,11 @@ def lifespan(text: str, s: int, e: int) -> bool:
 
 
 #: After a date whose year says 생: what makes the month and day an event of the cohort
-#: ("2019년생 3월 2일에 입학", "…부터 접수"), not the birth.
-_COHORT_EVENT_AFTER = re.compile(r"\s?(?:에(?:는|도)?(?![가-힣])|부터|까지|이후|이전)")
+#: ("2019년생 3월 2일에 입학", "…부터 접수", "85년생 3월 7일 동창회"), not the birth.
+_COHORT_EVENT_AFTER = re.compile(
+    r"\s?(?:에(?:는|도)?(?![가-힣])|부터|까지|이후|이전|모임|동창|동기|정모|번개|회식|총회|축제"
+    r"|여행|기념|개교|체육대회|송년회|신년회|[가-힣]{0,4}(?:식|회)(?![가-힣]))"
+)
 
 
 def year_born(text: str, value: str, e: int) -> bool:
