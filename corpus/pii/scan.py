@@ -171,12 +171,11 @@ _DIGIT_GATE = (
     + r"(?:(?<=[년年].)|(?<=[년年]\s.))[일이]?월)"
     + "|"
     + MIXED_WORD_GATE  # "010-칠칠일구-3305"
-    # a house number after 로/길/동/리/가, or an old motorbike plate's digits after its
-    # syllable ("서울강서 가 3419": one class for both, so no test more per digit)
-    + r"|(?<=[로길동리가][0-9])|(?<=[로길동리"
-    + PLATE_LETTERS
-    + r"] [0-9])|(?<=[로길동리가] 산[0-9])"
+    + r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])|(?<=[로길동리가]\n[0-9])"
+    # an old motorbike plate's four digits after its syllable, a word of its own ("서울강서
+    # 가 3419"): a look back of one width (cheaper here than the digits first)
+     + r"|(?<= [" + PLATE_LETTERS + r"] [0-9])[0-9]{3}"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
