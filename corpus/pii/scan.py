@@ -173,8 +173,7 @@ _DIGIT_GATE = (
     + MIXED_WORD_GATE  # "010-칠칠일구-3305"
     + r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])|(?<=[로길동리가]\n[0-9])"
-    # an old motorbike plate's four digits after its syllable, a word of its own ("서울강서
-    # 가 3419"): a look back of one width (cheaper here than the digits first)
+    # an old motorbike plate's digits after its syllable, a word of its own: "서울강서 가 3419"
      + r"|(?<= [" + PLATE_LETTERS + r"] [0-9])[0-9]{3}"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
