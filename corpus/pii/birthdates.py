@@ -42,7 +42,8 @@ _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|
 _BIRTH_AFTER = re.compile(
     r"\s?(?:[생쌩](?:(?:이|인|은|의|으로|으로서|이며|이고|이다|이자|입니다|이라|이나|인데|과|와|에|도|만"
     r"|임|이유|이여|이야|이래|이지|이네|이죠)"  # spoken: "…생임", "…생이유" (a dialect's 이요)
-    r"(?![가-힣])|(?![가-힣])|이(?:십|시|세요|신|셨|었|에요|예요|더|던))"  # 생이십니다, 생이더라
+    # 생이십니다, 생이더라, 생이셔서; a quoted birth, "…일생이라고 했고", "…생이라서"
+    r"(?![가-힣])|(?![가-힣])|이(?:십|시|셔|세요|신|셨|었|에요|예요|더|던|라[고구서는며면니]))"
     r"|출생(?!률|율|아|자|신고)|에\s?(?:태어|출생)|태생"
     # "… 29일 태어나셨고"; not "태어나서 처음" (the date of an event)
     r"|태어(?:났|나셨|나신|난|남|나(?!서?\s?처음))"
@@ -218,11 +219,42 @@ def _born_later_short(text: str, s: int, e: int) -> bool:
     if born >= 0 and _BORN_RELATIVE.match(text, born):
         return _DATE_WORD.search(text, e, born) is None
     later = _born_later(text, s, e)
-    if later is None or (later.group().startswith("태어나") and not later.group().endswith("셨")):
-        return False  # "태어나서": a connective, "the first time since birth"
+    if later is None:
+        return False
+    if later.group().startswith("태어나") and not later.group().endswith("셨"):
+        return _born_and_raised(text, s, later)  # a connective: "태어나 줄곧 … 자랐습니다"
     if _BORN_SPOKEN.match(text, later.start()) is not None:
         return True
     return _PERSON_SUBJECT.search(text, max(0, s - 12), s) is not None
+
+
+#: The first time since one's birth after a connective 태어나(서): "태어나서 처음으로", "첫".
+_FIRST_TIME = re.compile(r"\s?(?:처음|첨|첫)")
+#: A sentence that ends as it is said to someone: "…자랐습니다", "…살았어요", "…컸죠".
+_POLITE_END = re.compile(r"(?:습니다|습니까|[아어여해]요|에요|예요|죠)(?![가-힣])")
+#: The speaker or a relative as the subject anywhere earlier in the sentence ("본인은 1남 2녀
+#: 중 장녀로 …", "저희 어머니는 …"): a pronoun as a word of its own, with its particle.
+_SPEAKER_IN_SENTENCE = re.compile(
+    r"(?<![가-힣])(?:저는|제가|저희|나는|내가|본인은|본인이|우리\s?(?:아버지|어머니|엄마|아빠|할머니"
+    r"|할아버지|남편|아내|아들|딸|형|누나|오빠|언니|동생))"
+)
+
+
+def _born_and_raised(text: str, s: int, later: re.Match) -> bool:
+    """A two-digit-year date before a connective 태어나(서) is a birth when the sentence is
+    someone's own account: "본인은 … 61년 7월 29일 경북 안동에서 태어나 줄곧 그곳에서
+    자랐습니다" (said politely, or with the speaker or a relative as its subject).
+
+    An encyclopedia's "32년 4월 28일 로마에서 태어나 …했다" is AD 32 and is neither; "태어나서
+    처음으로 …" dates a first time, not the birth.
+    """
+    if _FIRST_TIME.match(text, later.end()) is not None:
+        return False
+    end = _SENTENCE_END.search(text, later.end(), later.end() + 120)
+    if _POLITE_END.search(text, later.end(), end.start() if end else later.end() + 120):
+        return True
+    start = _sentence_start(text, max(0, s - 40), s)
+    return _SPEAKER_IN_SENTENCE.search(text, start, s) is not None
 
 
 def _born_later(text: str, s: int, e: int) -> re.Match | None:
@@ -284,6 +316,29 @@ def lifespan(text: str, s: int, e: int) -> bool:
     name = text[max(0, p - 12) : p].rstrip().split(" ")[-1]
     # a country or state ("베트남국("): 국 ends a 2-3 syllable Korean given name, not 4+
     return not (_ENTITY_NAME.search(name) or (len(name) >= 4 and name.endswith("국")))
+
+
+#: After a date whose year says 생: what makes the month and day an event of the cohort
+#: ("2019년생 3월 2일에 입학", "…부터 접수", "85년생 3월 7일 동창회"), not the birth.
+_COHORT_EVENT_AFTER = re.compile(
+    r"\s?(?:에(?:는|도)?(?![가-힣])|부터|까지|이후|이전|모임|동창|동기|정모|번개|회식|총회|축제"
+    r"|여행|기념|개교|체육대회|송년회|신년회|[가-힣]{0,4}(?:식|회)(?![가-힣]))"
+)
+
+
+def year_born(text: str, value: str, e: int) -> bool:
+    """A date whose year is said with 생 and then its month and day: "85년생 3월 7일 생일이고".
+
+    The 생 touches the year, as in "…일생", so the month and day are the birth's; not when
+    a particle of time or an event word follows the day (`_COHORT_EVENT_AFTER`,
+    `_EVENT_FIELD`): "2019년생 3월 2일에 입학" dates the cohort's school start.
+    """
+    if "년생" not in value:
+        return False
+    if _COHORT_EVENT_AFTER.match(text, e) is not None:
+        return False
+    k = e + 1 if text[e : e + 1] == " " else e
+    return _EVENT_FIELD.match(text, k) is None
 
 
 def is_cutoff(text: str, s: int, e: int) -> bool:

@@ -29,6 +29,7 @@ from corpus.pii.birthdates import (
     registered_birth,
     short_year,
     year_apostrophe,
+    year_born,
 )
 from corpus.pii.detector_base import (
     CONTEXT_BEFORE,
@@ -48,8 +49,14 @@ from corpus.pii.phones import (
     PHONE_PATTERN,
     accept_any_phone,
 )
+from corpus.pii.plates import (
+    PLATE_DESCRIPTION,
+    PLATE_LETTERS,  # noqa: F401 (re-exported: scan, generate and tests read it here)
+    PLATE_PATTERN,
+    REGIONS,
+    accept_plate,
+)
 from corpus.pii.public_pages import file_or_unit, not_an_ip, ssh_remote
-from corpus.pii.scanned_forms import OCR_ONES
 from corpus.pii.spoken_dates import SPOKEN_MONTH_DAY
 from corpus.pii.validators import (
     brn_ok,
@@ -64,14 +71,20 @@ from corpus.pii.validators import (
 )
 from corpus.pii.written_shapes import (
     BRACKET_DOT,
+    CLOSE_BRACKETS,
     HASH_AT,
+    LETTER_SPACED_EMAIL,
     LINK_HOSTS,
+    OPEN_BRACKETS,
     PERSONAL_SITE_TAIL,
     SPACE_AFTER_DOT,
     SPACED_WEBMAIL,
     SUBDOMAIN_HOSTS,
+    UNDERSCORE_AT,
+    UNDERSCORE_DOT,
     id_at_domain,
     personal_site_host,
+    unspaced,
     webmail_dot,
     word_at_prose,
 )
@@ -83,17 +96,27 @@ from corpus.pii.written_shapes import (
 #: a bracketed "@" ("[@]", "(@)"), and in Korean: "골뱅이" (the Korean name of "@";
 #: bracketed, spaced or not), "앳" or its common misspelling "엣" (bracketed, or spaced
 #: like " at ": "엣지" is a word, " 엣 " is not) and "에이티", "at" read out letter by letter
-#: (bracketed or spaced the same way: "에이티즈" is a word).
+#: (bracketed or spaced the same way: "에이티즈" is a word); the brackets may be CJK ones
+#: ("【at】"), and "_at_" stands for it where a form takes no "@" (`UNDERSCORE_AT`).
 EMAIL_AT = (
-    r"(?:\s?@\s?|\s?[(\[{<]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?[)\]}>]\s?"
-    r"| (?:at|AT|[앳엣]|에이티) "
-    r"|\s?골뱅이\s?|\s?" + HASH_AT + r"\s?)"
-)
+    r"(?:\s?@\s?|\s?[" + OPEN_BRACKETS + r"]\s?(?:at|AT|@|골뱅이|[앳엣]|에이티)\s?["
+    + CLOSE_BRACKETS + r"]\s?| (?:at|AT|[앳엣]|에이티) "
+    r"|\s?골뱅이\s?|\s?" + HASH_AT + r"\s?|" + UNDERSCORE_AT + ")"
+)  # fmt: skip
 #: "." the same way: "[dot]", "(dot)", " dot ", and in Korean "닷", "점" or its colloquial
 #: "쩜" (bracketed or spaced); a dot with a space on both sides ("naver . com").
 EMAIL_DOT = (
-    r"(?:" + SPACE_AFTER_DOT + r"|\.|\s?[(\[{<]\s?(?:dot|DOT|닷|[점쩜])\s?[)\]}>]\s?"
-    r"| (?:dot|DOT|닷|[점쩜]) | \. |" + BRACKET_DOT + ")"
+    r"(?:"
+    + SPACE_AFTER_DOT
+    + r"|\.|\s?["
+    + OPEN_BRACKETS
+    + r"]\s?(?:dot|DOT|닷|[점쩜])\s?["
+    + CLOSE_BRACKETS
+    + r"]\s?| (?:dot|DOT|닷|[점쩜]) | \. |"
+    + BRACKET_DOT
+    + "|"
+    + UNDERSCORE_DOT
+    + ")"
 )
 #: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
 #: domain or near a mail word.
@@ -138,7 +161,7 @@ def mail_domain(written: str) -> str:
         return _KOREAN_DOMAIN_PARTS.sub(
             lambda m: KOREAN_MAIL_HOSTS[m[1]] if m[1] else "." + _KOREAN_TLD[m[2]], written
         ).lower()
-    return webmail_dot(_WRITTEN_DOT.sub(".", written)).lower()
+    return webmail_dot(_WRITTEN_DOT.sub(".", unspaced(written))).lower()
 
 
 def _accept_email(text: str, m: re.Match, floor: int):
@@ -148,7 +171,8 @@ def _accept_email(text: str, m: re.Match, floor: int):
     s, e = match_span(m)
     if ssh_remote(local, text, e) or file_or_unit(domain):
         return None  # "git@github.com:org/…": a code host's SSH account; "x@tty1.service"
-    if at in _WORD_AT or at.strip() in ("☆", "★"):  # a word, a star: a webmail host, a mail word
+    # a word, a star, "_at_", a letter-spaced address: a webmail host or a mail word near
+    if at in _WORD_AT or at.strip() in ("☆", "★") or at[0] == "_" or " " in local:
         if word_at_prose(local, text, s):
             return None  # "Big Data at naver.com scale": a title
         host = mail_domain(domain)
@@ -166,7 +190,8 @@ register(Detector(
     r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z][A-Za-z0-9._%+\-]{0,63}" + EMAIL_AT
     + r"|[0-9][A-Za-z0-9._%+\-]{0,63}@)"  # written out only after a letter-led local part
     + r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?" + EMAIL_DOT + r")+[A-Za-z]{2,24}"
-    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + "|" + SPACED_WEBMAIL + ")",
+    r"(?![A-Za-z0-9\-])|" + _KOREAN_DOMAIN + "|" + SPACED_WEBMAIL + ")"
+    r"|" + LETTER_SPACED_EMAIL,  # "s o o j i n @ n a v e r . c o m"
     "A-Za-z0-9", _accept_email,
     "e-mail address, also written out (id [at] naver [dot] com, id @ gmail.com)",
     gate=("@", "at", "AT", "골뱅이", "앳", "엣", "에이티", "#", "☆", "★"),
@@ -437,9 +462,7 @@ register(Detector(
 # 9. driver's licence -----------------------------------------------------------------------
 
 _DL_CONTEXT = context_rx(r"면허")
-DL_REGIONS = (
-    "서울 부산 경기 강원 충북 충남 전북 전남 경북 경남 제주 대구 인천 광주 대전 울산".split()
-)
+DL_REGIONS = REGIONS
 
 
 def _accept_dl(text: str, m: re.Match, floor: int):
@@ -561,68 +584,10 @@ register(Detector(
     "0-9", _accept_card, "credit/debit card number (Luhn)",
 ))  # fmt: skip
 
-# 14. vehicle plate -------------------------------------------------------------------------
-
-PLATE_LETTERS = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
-_UNITS = r"억|만|천|원|명|개|년|달러|위|호|번지|점|권|회|건|여|승|패|무"
-#: A unit after the digits makes them a quantity or a score ("3456억", "12승 3456패"), but only
-#: when it ends its word: attached, followed by a particle, another unit or no Hangul; written
-#: apart, followed by no Hangul. So "45나 6789 승용차", "… 승합차", "… 만취", "… 회색", "… 무면허"
-#: and "… 명의" stay plates.
-_ATTACHED_UNIT = (
-    r"(?:" + _UNITS + r")(?:(?![가-힣])|(?=[이가을를은는의에도과와로으씩째만인까부보대정쯤]))"
-)
-_UNIT_AFTER = rf"(?!%|{_ATTACHED_UNIT}|(?:{_UNITS})(?:{_UNITS})|\s(?:{_UNITS})(?![가-힣]))"
-#: Court case numbers with a two-digit year ("93노1395") share the two-digit plate shape.
-_COURT_CONTEXT = context_rx(r"법원|판결|사건|선고|대법|고법|지법|판례|재판|항소|상고")
-
-
-#: A plate with every digit spaced: "2 8 고 5 5 1 3", "1 2 3 가 4 5 6 7" (the digits only).
-_SPACED_PLATE = r"(?<![0-9] )\d\s\d(?:\s\d)?\s[" + PLATE_LETTERS + r"](?:\s\d){4}(?!\s?[0-9])"
-
-_ONE_DIGIT_PLATE = re.compile(r"\d\s?[" + PLATE_LETTERS + "]")
-
-
-def _accept_plate(text: str, m: re.Match, floor: int):
-    s, e = match_span(m)
-    if _ONE_DIGIT_PLATE.match(m.group()) and not _region_before(text, s, floor):
-        return None  # one digit before the syllable: only an old regional plate, "부산 7 라 1290"
-    # Case numbers are two-digit years written without spaces ("93노1395"): a three-digit
-    # plate (the 2019 format) or a spaced one is never checked for court words, which are
-    # as common in accident reports ("사건 당시") as in case citations.
-    value = m.group()
-    if "-" in value and _part_number(text, s, e):
-        return None
-    if not value[2].isdigit() and " " not in value and near(text, s, e, _COURT_CONTEXT):
-        return None
-    # old-style plates carry a region name: "서울12가3456", "경기 34나 5678"
-    region = _region_before(text, s, floor)
-    return (s - region, e) if region else (s, e)
-
-
-def _part_number(text: str, s: int, e: int) -> bool:
-    """True when a plate written with a dash ("33러-9012") is a code's part: "KA-34가-1234"."""
-    return (s > 0 and text[s - 1] in "-_/.") or _LONGER_PART.match(text, e) is not None
-
-
-_LONGER_PART = re.compile(r"[\-_/]\w")
-
-
-def _region_before(text: str, s: int, floor: int) -> int:
-    """The length of a region name ("서울", "경기 ") that ends right before `s`, or 0."""
-    head = text[max(floor, s - 3) : s]
-    for region in DL_REGIONS:
-        if head.rstrip().endswith(region):
-            return len(head) - len(head.rstrip()) + len(region)
-    return 0
-
+# 14. vehicle plate (`corpus.pii.plates`) ----------------------------------------------------
 
 register(Detector(
-    "plate", 13,
-    r"(?<![0-9A-Za-z제])(?:\d{1,3}\s?[" + PLATE_LETTERS + r"][\s\-]?\d(?:\d{3}|" + OCR_ONES
-    + r")(?![0-9]|[.,]\d)|" + _SPACED_PLATE + ")" + _UNIT_AFTER, "0-9", _accept_plate,
-    "vehicle registration plate (12가 3456, 123가4567, 12가-3456, 서울12가3456, 부산 7 라 1290, "
-    "2 8 고 5 5 1 3; l or I misread for 1: 34오 772l)",
+    "plate", 13, PLATE_PATTERN, "0-9", accept_plate, PLATE_DESCRIPTION,
 ))  # fmt: skip
 
 # 15. postal address ------------------------------------------------------------------------
@@ -663,6 +628,7 @@ def _accept_birth(text: str, m: re.Match, floor: int):
         birth_context(text, s, e, tight=short)
         or (not short and lifespan(text, s, e))
         or registered_birth(text, s, e)  # "호적엔 51년 3월 5일로 올라가 있는디"
+        or year_born(text, m.group(), e)  # "85년생 3월 7일 생일이고"
         # a record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
         # table's birth column, a dialogue's answer ("환자: 73년 …")
         or (before in RECORD_OR_CORRECTION and marked_birth(text, s, e, before))
@@ -679,8 +645,9 @@ def _accept_birth(text: str, m: re.Match, floor: int):
 #: Its two digits, like the day's, may stand a space apart (voice input, OCR: "1 1월").
 _CALENDAR_MONTH = r"(?:\d|[(\[]?[음양]력[)\]]?\s?\d)(?: ?\d)?+"
 #: The year of a `NN년` date as voice input, OCR and old forms write it: "80년도", the
-#: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit).
-_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?(?:년도?|年)"
+#: letter O for 0 ("7O년"), digits a space apart ("6 9 년", not after another spaced digit);
+#: and a birth year said with 생 before its month and day ("85년생 3월 7일").
+_YEAR = r"\d(?:\d(?:\d\d)?|[Oo]|(?<![0-9] \d) \d)\s?(?:년[도생]?|年)"
 #: A date of birth given to the month only, with 생 or 출생 touching it ("53년 2 월생"; the
 #: hand-labelled sets leave "87년 1월 생이고 정확히는 …" to the full date that follows).
 _DAY_OR_BIRTH = r"(?:\s?\d(?: ?\d)?+\s?[일日]|(?=출?생))"

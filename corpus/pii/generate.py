@@ -26,7 +26,6 @@ from corpus.pii.addresses import core_of, generate_address, plain_address, tail_
 from corpus.pii.birthdates import date_fields
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
-    DL_REGIONS,
     MAIL_DOMAINS,
     PLATE_LETTERS,
     PLATFORM_HOSTS,
@@ -37,7 +36,7 @@ from corpus.pii.detectors import (
 from corpus.pii.kept import public_kind
 from corpus.pii.markup import decode, edits_on_original, may_hold_references
 from corpus.pii.particles import final_class
-from corpus.pii.phones import foreign_number
+from corpus.pii.phones import KOREAN_PLUS, foreign_number
 from corpus.pii.public_pages import (
     institution_host,
     personal_marks,
@@ -235,7 +234,8 @@ def gen_mobile(value: str, rng: random.Random) -> str:
     if _not_in_digits(value):  # drawn as digits, written back as the original writes them
         return _written_like(gen_mobile(value.translate(_TO_DIGIT), rng), value)
     m = re.match(
-        r"((?:\+82|00[-. ]?82)[-. ]?(?:\(0\)|0)?1[016789]|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
+        r"((?:\+ ?82|00[-. ]?82)(?:\s?[-.]\s?|\s)?(?:\(0\)|0)?1[016789]"
+        r"|\(\+82\)\s?(?:\(0\)|0)?1[016789]"
         r"|82[-. ]1[016789]|\(?01[016789]|0 1 [016789])",
         value,
     )
@@ -246,7 +246,7 @@ def gen_mobile(value: str, rng: random.Random) -> str:
 
 
 _PHONE_HEAD = re.compile(
-    r"((?:\+82|00[-. ]?82|\(\+82\))[-. ]?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
+    r"((?:\+ ?82|00[-. ]?82|\(\+82\))(?:\s?[-.]\s?|\s)?(?:\(0\)|0)?(?:2|[3-6][1-5]|70)"
     r"|\(?(?:02|0(?:3[1-3]|4[1-4]|5[1-5]|6[1-4])|070|050[2-8]?|080))"
 )
 
@@ -270,7 +270,7 @@ def _gen_foreign(value: str, rng: random.Random) -> str:
 def gen_phone(value: str, rng: random.Random) -> str:
     if _not_in_digits(value):
         return _written_like(gen_phone(value.translate(_TO_DIGIT), rng), value)
-    if value[0] == "+" and not value.startswith("+82"):  # foreign: keep the country code
+    if value[0] == "+" and not KOREAN_PLUS.match(value):  # foreign: keep the country code
         # and a trunk "(0)" after it ("+44 (0)7911 …")
         cc = (
             re.match(r"\+\d{1,3}[ .\-]?\(0\)", value)
@@ -369,20 +369,20 @@ def gen_card(value: str, rng: random.Random) -> str:
 
 
 def gen_plate(value: str, rng: random.Random) -> str:
+    """The digits and the plate's own syllable (its last plate letter) redrawn; a region's
+    name before them kept ("서울12가3456", "부산 7 라 1290", "경기부천 바 7012")."""
+    syllable = max(i for i, c in enumerate(value) if c in PLATE_LETTERS)
     out = []
-    for c in value:
+    for i, c in enumerate(value):
         if c.isdigit():
             out.append(rng.choice(string.digits))
-        elif c in PLATE_LETTERS and c not in "".join(_REGION_NAMES):
+        elif i == syllable:
             out.append(rng.choice(PLATE_LETTERS))
         else:
             out.append(c)
     s = "".join(out)
     # the number block must not start with 0
     return re.sub(r"(?<![0-9])0(?=\d{1,2}\s?[가-힣])", lambda _: rng.choice("123456789"), s)
-
-
-_REGION_NAMES = tuple(DL_REGIONS)
 
 
 def gen_birth_date(value: str, rng: random.Random) -> str:
@@ -480,7 +480,7 @@ _PROBE_CONTEXT = {
     "rrn": "주민번호 ", "frn": "외국인등록번호 ", "passport": "여권번호 ",
     "driver_license": "운전면허 ", "brn": "사업자등록번호 ", "crn": "법인등록번호 ",
     "bank_account": "계좌번호 ", "card": "카드 ", "birth_date": "생년월일 ",
-    "address": "아파트 주소 ", "phone": "전화 ", "email": "이메일 ",
+    "address": "아파트 주소 ", "phone": "전화 ", "email": "이메일 ", "plate": "번호판 ",
 }  # fmt: skip
 _PROBE_SCANNER = Scanner()
 

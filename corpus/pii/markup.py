@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from corpus.pii.detectors import PLATFORM_HOSTS
 from corpus.pii.written_shapes import WEBMAIL
 
 #: The references decoded: the common named ones and any numeric one.
@@ -64,17 +65,19 @@ _BRACKETED = re.compile(STAND_IN_HINT)
 
 #: A host spelled with spaced dots or the word 점 before its ".com/"/".net/" and a path:
 #: "blog . naver . com / id", "instagram 점 com/id" (said so a link filter lets it through).
-#: A dot spaced on both sides only: "… it. com/" is a sentence's end before a word.
+#: A dot spaced on both sides, or with a space after it only (``after``: "blog. naver. com/
+#: id", as a scan leaves it) when the host it spells is a platform's whose path names its
+#: user (`PLATFORM_HOSTS`): "… it. com/" is a sentence's end before a word.
 #: Its tail is also a hint of the scan's first pass (at the "c" or "n", `SPACED_HOST_HINT`),
 #: so a text the first pass reads through holds none.
-_SPACED_TAIL = r"(?:\s\.\s|\s?점\s?)(?:com|net)\s?/"
+_SPACED_TAIL = r"(?:\s\.\s|\s?점\s?|(?P<after>\.\s))(?:com|net)\s?/"
 SPACED_HOST_HINT = "|".join(
     f"{tld}(?<={sep}{tld})\\s?/" for tld in ("com", "net") for sep in (r"\. ", "점 ", "점")
 )
 _SPACED_HOST = re.compile(
     r"(?<![A-Za-z0-9\-])[A-Za-z0-9\-]+(?:(?:\s?\.\s?|\s?점\s?)[A-Za-z0-9\-]+)*?"
     + _SPACED_TAIL
-    + r"\s?(?=[A-Za-z0-9_])"
+    + r"\s?(?=@?[A-Za-z0-9_])"
 )
 #: What every `_SPACED_TAIL` holds: "com"/"net" after a space or 점, then "/". A text
 #: without it holds no spaced host; starting with a literal, it is searched about 4x as
@@ -90,11 +93,19 @@ def _spaced_host_readings(text: str) -> list[tuple[int, int, str]]:
     if _SPACED_TAIL_GATE.search(text) is None:
         return out
     for m in _SPACED_HOST.finditer(text):
+        if m.group("after") and not _platform(m.group()):
+            continue
         for sep in _SPACED_SEP.finditer(text, m.start(), m.end()):
             ch = "/" if "/" in sep.group() else "."
             if sep.group() != ch:
                 out.append((sep.start(), sep.end(), ch))
     return out
+
+
+def _platform(spaced: str) -> bool:
+    """True when a spaced host ("blog. naver. com/ ") is a platform's (`PLATFORM_HOSTS`)."""
+    host = _SPACED_SEP.sub(lambda m: "" if "/" in m.group() else ".", spaced.rstrip())
+    return host.lower() in PLATFORM_HOSTS
 
 
 def may_hold_references(text: str, read_through: bool) -> bool:

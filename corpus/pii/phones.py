@@ -22,6 +22,7 @@ from corpus.pii.written_shapes import (
     KOREAN_DIGITS,
     MIXED_WORD_MOBILE,
     MOBILE_HIDING_SEP,
+    european_pairs,
     trailing_pairs,
 )
 
@@ -80,10 +81,15 @@ _O_GROUPS = (
 _MOBILE_ODD_SEP = "~/\u318d\u00b7\u2022" + MOBILE_HIDING_SEP
 
 #: Korea's country code in international form: "+82", "0082" (the "00" international
-#: prefix dialled abroad, also written apart: "00 82", "00-82"), "(+82) " in brackets.
+#: prefix dialled abroad, also written apart: "00 82", "00-82"), "(+82) " in brackets;
+#: "+ 82" with a space after its plus, as a form's spaced line writes it ("+ 82 - 10 - …"),
+#: not after a number and a space (a sum: "3 + 82 - 10"); a spaced dash after it.
 KR_CODE = (
-    r"(?:(?:\+(?<![0-9]\+)82|00(?:82(?<![0-9]0082)|[-. ]82(?<![0-9]00.82)))[-. ]?|\(\+82\)\s?)"
+    r"(?:(?:\+(?<![0-9]\+)(?:82| 82(?<![0-9)] \+ 82))"
+    r"|00(?:82(?<![0-9]0082)|[-. ]82(?<![0-9]00.82)))(?:\s?[-.]\s?|\s)?|\(\+82\)\s?)"
 )
+#: Korea's code at the start of a number: "+82", "+ 82".
+KOREAN_PLUS = re.compile(r"\+ ?82")
 #: The head of `KR_CODE`'s "00" forms, for the code that reads a value back.
 KR_DIALLED = re.compile(r"00[-. ]?82")
 #: A mobile number with every digit spaced: "0 1 0 - 2 9 4 8 - 1 1 7 6", "0 1 0 2 9 4 8 …".
@@ -230,7 +236,7 @@ def foreign_number(value: str) -> bool:
     """True when a phone span is a foreign number: "+1 …", "(+44) …", "0044 …", "1-310-…"."""
     head = value.lstrip("(")
     if head.startswith("+"):
-        return not head.startswith("+82")
+        return KOREAN_PLUS.match(head) is None
     if head.startswith("00"):
         return KR_DIALLED.match(head) is None
     return head.startswith("1") and len(digits_of(value)) == 11
@@ -254,6 +260,9 @@ def accept_any_phone(text: str, m: re.Match, floor: int):
     # number: a one-digit group after the country code, then four pairs ("+33 6 12 34 56 78")
     pairs = len(groups) == 6 and len(groups[1]) == 1 and all(len(g) == 2 for g in groups[2:])
     pairs = pairs or trailing_pairs(groups)
+    # "+34 612 34 56 78": Europe's pairs, with a phone or an abroad word near (not a score list)
+    if not pairs and european_pairs(groups):
+        pairs = near(text, s, e, _SAID_PHONE_CONTEXT) or near(text, s, e, _ABROAD_CONTEXT)
     if not 8 <= sum(map(len, groups)) <= 15 or (len(groups[-1]) < 3 and not pairs):
         return None
     return match_span(m)

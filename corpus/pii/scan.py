@@ -42,7 +42,15 @@ from corpus.pii.phones import WORD_PHONE_HINT
 from corpus.pii.spoken_dates import SPOKEN_MONTH_START
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 from corpus.pii.width import WIDE_FOLD, WIDE_STARTS, fold, needs_fold
-from corpus.pii.written_shapes import EMOJI_SEP, HASH_AT, MIXED_WORD_GATE, MOBILE_HIDING_SEP
+from corpus.pii.written_shapes import (
+    CLOSE_BRACKETS,
+    EMOJI_SEP,
+    HASH_AT,
+    LETTER_SPACED_GATE,
+    MIXED_WORD_GATE,
+    MOBILE_HIDING_SEP,
+    OPEN_BRACKETS,
+)
 
 #: The group of the combined pattern that matches a full-width digit, "＠" or "－".
 _WIDE = "_wide"
@@ -153,7 +161,7 @@ _DIGIT_GATE = (
     + MOBILE_HIDING_SEP
     + EMOJI_SEP  # "010🐶3158🐶7742", a variation selector after it or not
     # a dash after a plate's syllable ("33러-9012"): the class holds the dash, so it is apart
-    + r"]?+\ufe0f?+\s?+-?+(?:\d|[(\[]?[음양]력|도\s?(?:\d|"  # "80년도 5월"
+    + r"]?+\ufe0f?+\s?+-?+(?:\d|[(\[]?[음양]력|생\s?\d|도\s?(?:\d|"  # "85년생 3월", "80년도 5월"
     # a month said in numerals after the year ("89년 구월 십구일", corpus.pii.spoken_dates):
     # its first syllable, a look back for 년, then 월 (without the 월, "1990년 이후" and the
     # like passed the gate and cost 4% of the scan; as written, nothing measurable)
@@ -165,6 +173,8 @@ _DIGIT_GATE = (
     + MIXED_WORD_GATE  # "010-칠칠일구-3305"
     + r"|(?<=[로길동리가][0-9])|(?<=[로길동리가] [0-9])|(?<=[로길동리가] 산[0-9])"
     r"|(?<=[로길동리가] 산 [0-9])|(?<=[로길동리가]\n[0-9])"
+    # an old motorbike plate's digits after its syllable, a word of its own: "서울강서 가 3419"
+     + r"|(?<= [" + PLATE_LETTERS + r"] [0-9])[0-9]{3}"
 )
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 
@@ -205,16 +215,22 @@ _REJECT = r"[0-9][0-9]|[A-Za-z0-9][A-Za-z]"
 _REJECT_HINTED = _REJECT + r"|[가-힣][공영]"
 
 
-#: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ").
+#: The e-mail gate of a text that may hold a written-out "@" (" @ ", "(at)", " at ", "【at】"),
+#: an "_at_" after a local part that may hold "_" itself, or a letter-spaced address.
 _WRITTEN_EMAIL_GATE = (
-    r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}+\s?"
-    r"(?:@|[(\[{<]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]|에이티)|" + HASH_AT + ")"
+    r"(?<![A-Za-z0-9._%+\-])(?:[A-Za-z0-9._%+\-]{1,64}+\s?"
+    r"(?:@|[" + OPEN_BRACKETS + r"]?\s?(?:(?:at|AT)\b|@|골뱅이|[앳엣]|에이티)|" + HASH_AT + ")"
+    r"|[A-Za-z0-9._%+\-]{1,64}?_(?:at|AT)_|" + LETTER_SPACED_GATE + ")"
 )
+
 #: A written-out "@" other than "@" itself, as `corpus.pii.detectors.EMAIL_AT` reads it:
-#: "at" between brackets ("(at)", "[ at ]") or between spaces (" at "). Each pattern starts
+#: "at" between brackets ("(at)", "[ at ]", "【at】"), between spaces (" at ") or underscores
+#: ("_at_"). Each pattern starts
 #: with its literal, so `re` looks for it with its fast literal search.
 _WRITTEN_AT_PATTERNS = tuple(
-    w + rf"(?:(?:(?<=[(\[{{<]{w})|(?<=[(\[{{<]\s{w}))\s?[)\]}}>]|(?<= {w}) )" for w in ("at", "AT")
+    w + rf"(?:(?:(?<=[{OPEN_BRACKETS}]{w})|(?<=[{OPEN_BRACKETS}]\s{w}))\s?[{CLOSE_BRACKETS}]"
+    rf"|(?<= {w}) |_(?<=_{w}_))"
+    for w in ("at", "AT")
 )
 _WRITTEN_AT = tuple(re.compile(p) for p in _WRITTEN_AT_PATTERNS)
 _WORD_PHONE = re.compile(WORD_PHONE_HINT)

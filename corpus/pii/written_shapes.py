@@ -103,6 +103,33 @@ def trailing_pairs(groups: list[str]) -> bool:
     )
 
 
+#: The country codes of ITU-T E.164 (one-, two- and three-digit; 0 and the spare 28x, 80x
+#: but 800/808, 83x, 89x, 99x but 990-998 are none): "+10 …" or "+3 …" is no country.
+_E164 = re.compile(
+    r"1|7|2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58]"
+    r"|2[1-69]\d|3[578]\d|42\d|5[09]\d|6[7-9]\d|80[08]|8[5-8]\d|9[679]\d"
+)
+
+
+def european_pairs(groups: list[str]) -> bool:
+    """True when a foreign number is written as much of Europe writes its line number: a
+    group of two to four digits, then three or more pairs ("+34 612 34 56 78", "+32 470 12
+    34 56", "+45 20 12 34 56").
+
+    A list of signed scores has that look too ("+30 20 10 15 22"), so the country code must
+    be one (`_E164`: not "+10 20 30 40") and `corpus.pii.phones` asks for a phone or an
+    abroad word near it. `groups`: the country code first.
+    """
+    rest = groups[1:]
+    return (
+        _E164.fullmatch(groups[0]) is not None
+        and len(rest) >= 4
+        and 2 <= len(rest[0]) <= 4
+        and all(len(g) == 2 for g in rest[1:])
+        and 8 <= sum(map(len, rest)) <= 12
+    )
+
+
 # --- personal sites ------------------------------------------------------------------
 
 #: Site builders and blogs that give each person a subdomain: "someone.notion.site" names
@@ -152,6 +179,34 @@ HASH_AT = r"[#☆★](?=\s?" + WEBMAIL + r"\.)"
 #: "naver .com", as a scan or a typist leaves it).
 BRACKET_DOT = r"\s?[(\[{<]\s?\.\s?[)\]}>]\s?"
 SPACE_AFTER_DOT = r"(?:\.\s|\s\.)(?=(?:com|net|org|kr|co\.kr)(?![A-Za-z0-9\-]))"
+#: Brackets around a written-out "at" or "dot" (`corpus.pii.detectors.EMAIL_AT`): the ASCII
+#: ones and the CJK lenticular, tortoise-shell, angle and corner ones ("id 【at】 naver.com",
+#: "〔at〕"), each opener with its closer (a class body each).
+OPEN_BRACKETS = r"(\[{<【〔〈《「『"
+CLOSE_BRACKETS = r")\]}>】〕〉》」』"
+#: "_at_" for "@" and "_dot_" for a dot, where a form takes no "@" ("jaemin_at_daum.net",
+#: "_AT_ … _DOT_"); not an "_at_" inside a local part that an "@" follows ("look_at_me@…").
+UNDERSCORE_AT = r"_(?:at|AT)_(?=[A-Za-z0-9])(?![A-Za-z0-9._%+\-]*@)"
+UNDERSCORE_DOT = r"_(?:dot|DOT)_(?=[A-Za-z])"
+#: An e-mail with a space between every two characters, as a scan or a typist leaves it
+#: ("s o o j i n 0 3 @ n a v e r . c o m"): a letter-led local part, " @ ", the domain's
+#: labels and dots, a TLD of 2-6 letters; no letter or digit after it.
+LETTER_SPACED_EMAIL = (
+    r"[A-Za-z](?<![A-Za-z0-9._\-] [A-Za-z])(?: [A-Za-z0-9._\-]){1,30} @ "
+    r"[A-Za-z0-9](?: [A-Za-z0-9\-])*(?: \. [A-Za-z0-9](?: [A-Za-z0-9\-])*)*"
+    r" \. [A-Za-z](?: [A-Za-z]){1,5}(?! ?[A-Za-z0-9])"
+)
+#: The scan's gate for `LETTER_SPACED_EMAIL`, at its first letter (written-form texts only).
+LETTER_SPACED_GATE = r"[A-Za-z](?: [A-Za-z0-9._\-]){1,30}+ @"
+_LETTER_SPACED = re.compile(r"\S(?: \S)+")
+
+
+def unspaced(written: str) -> str:
+    """`written` without its spaces when a space stands between every two characters
+    ("n a v e r . c o m" -> "naver.com"); else as it is."""
+    return written.replace(" ", "") if _LETTER_SPACED.fullmatch(written) else written
+
+
 #: A webmail host with a space for its dot: "tmdgus95 at naver com".
 SPACED_WEBMAIL = WEBMAIL + r"\s(?:com|net)(?![A-Za-z0-9\-])"
 _SPACED_WEBMAIL = re.compile(r"(" + WEBMAIL + r")\s(com|net)$")
