@@ -41,21 +41,48 @@ from corpus.pii.places import PROVINCES
 #: 2022 (a listing writes "예술의전당 (06757) 서울 …": the name, then its address). A
 #: company, a shop or a 고객센터 is none (`corpus.pii.public_notices` reads a business's own
 #: notice).
-INSTITUTION_WORD = (
-    r"(?:[가-힣]*(?:시청|구청|군청|도청|교육청|교육지원청|검찰청|경찰청|지청|청사|법원|등기소"
-    r"|경찰서|세무서|세관|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관"
-    r"|미술관|과학관|대학교|대학|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회"
-    r"|출입국관리사무소|고용센터|공영주차장|공용주차장|환승주차장|복지관|수련관|체육관|기념관|전시관"
-    r"|평생학습관|예술회관|체육센터|문화센터|아트센터|컨벤션센터|수영장|공항|여객터미널|버스터미널"
-    r"|전당|극장|공연장|아트홀|콘서트홀|경기장|야구장)"
-    r"|(?<![가-힣])본교|(?<![가-힣])(?:경복궁|창덕궁|창경궁|덕수궁|경희궁|운현궁|청와대)"
-    r"|[가-힣]*(?:국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리"
-    r"|방위사업|재외동포|우주항공)청"
-    r"|[가-힣]*(?:도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설)공사"
-    r"|[가-힣]*(?:보험|연금|복지|관리|진흥|안전|환경|구조|공원|인력)공단|국회(?:의사당)?"
-    r"|한국[가-힣○△□]{1,10}(?:공사|공단)"
-    r"|(?<![A-Za-z])(?:KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI))"
+#: The names an institution's word ends in, each maybe after other syllables ("서울특별시청").
+_NAMES = (
+    "시청|구청|군청|도청|교육청|교육지원청|검찰청|경찰청|지청|청사|법원|등기소|경찰서|세무서|세관"
+    "|소방서|우체국|주민센터|행정복지센터|보건소|보건지소|도서관|박물관|미술관|과학관|대학교|대학"
+    "|캠퍼스|학교|구민회관|시민회관|군민회관|문화회관|선거관리위원회|출입국관리사무소|고용센터"
+    "|공영주차장|공용주차장|환승주차장|복지관|수련관|체육관|기념관|전시관|평생학습관|예술회관"
+    "|체육센터|문화센터|아트센터|컨벤션센터|수영장|공항|여객터미널|버스터미널|전당|극장|공연장"
+    "|아트홀|콘서트홀|경기장|야구장"
 )
+#: Words only read whole (not after other syllables), agencies' heads before 청, public
+#: corporations' heads before 공사 and 공단, and institutes' Latin acronyms.
+_WHOLE = "경복궁|창덕궁|창경궁|덕수궁|경희궁|운현궁|청와대"
+_AGENCIES = (
+    "국세|관세|조달|통계|병무|산림|특허|기상|문화재|국가유산|소방|농촌진흥|질병관리|방위사업"
+    "|재외동포|우주항공"
+)
+_CORPORATIONS = "도시|교통|관광|개발|도로|철도|공항|항만|주택|전력|가스|수자원|시설"
+_FUNDS = "보험|연금|복지|관리|진흥|안전|환경|구조|공원|인력"
+_ACRONYMS = "KAIST|POSTECH|UNIST|DGIST|GIST|KENTECH|KIST|KISTI|ETRI|KDI"
+
+
+def _institution_word(run: str) -> str:
+    """The institution words, each name that may follow other syllables led by `run`, the
+    pattern of those syllables."""
+    return (
+        rf"(?:{run}(?:{_NAMES})|(?<![가-힣])본교|(?<![가-힣])(?:{_WHOLE})"
+        rf"|{run}(?:{_AGENCIES})청|{run}(?:{_CORPORATIONS})공사|{run}(?:{_FUNDS})공단"
+        rf"|국회(?:의사당)?|한국[가-힣○△□]{{1,10}}(?:공사|공단)|(?<![A-Za-z])(?:{_ACRONYMS}))"
+    )
+
+
+INSTITUTION_WORD = _institution_word(r"[가-힣]*")
+#: The same words for a search that must end at the end of its string (`_INSTITUTION_BEFORE`):
+#: a name that may follow other syllables is tried only where a run of syllables starts.
+#: The leftmost match is the same (a name found inside a run is found from the run's start,
+#: its syllables read by the run), and the search no longer tries every syllable before an
+#: address as a start.
+_INSTITUTION_WORD_AT_RUN = _institution_word(r"(?<![가-힣])[가-힣]*")
+#: A piece of text that every institution word holds: where none is, none matches, and the
+#: searches for one are not made (nearly every address: about 30 µs each before).
+_INSTITUTION_PIECE = re.compile(rf"{_NAMES}|본교|{_WHOLE}|청|공사|공단|국회|{_ACRONYMS}")
+
 #: The institutions whose number, but not address, is read as public: a hospital (a
 #: patient's ward is an address of a person), a bank's customer centre (a company's), a
 #: department's or a graduate school's office ("학과 사무실", "국문과 행정실": the office's
@@ -125,7 +152,7 @@ _INSTITUTION_SEP = (
     r"(?:(?:" + _PROVINCE + r")\s)?"
     r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
 )  # fmt: skip
-_INSTITUTION_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"$")
+_INSTITUTION_BEFORE = re.compile(_INSTITUTION_WORD_AT_RUN + _INSTITUTION_SEP + r"$")
 #: A hospital's name before its own address ("세브란스병원 서울 서대문구 연세로 50-1 대표전화
 #: …"): kept only with no ward, room or admission word near (`_WARD_NEAR`), which would
 #: make it a patient's whereabouts; a named hospital only ("병원은 부전동 …에 있습니다", "우리
@@ -138,7 +165,9 @@ _HOSPITAL_BEFORE = re.compile(
 _WARD_NEAR = re.compile(r"병동|병실|호실|입원|중환자실|응급실|면회")
 #: A bare unit after the institution's bracketed address:
 #: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
-_INSTITUTION_UNIT_BEFORE = re.compile(INSTITUTION_WORD + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+_INSTITUTION_UNIT_BEFORE = re.compile(
+    _INSTITUTION_WORD_AT_RUN + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$"
+)
 #: The new address after the old one and an arrow: "본교 주소 변경 안내: 구 주소 가람동 1번지
 #: → 신 주소 가람로 5": both are the institution's.
 _MOVED_ARROW = r"(?:→|->|⇒|➡)"
@@ -178,10 +207,11 @@ def institution_address(text: str, start: int, end: int) -> bool:
     """
     lo = max(0, start - _WINDOW)
     before = text[lo:start]
-    m = _INSTITUTION_BEFORE.search(before)
+    named = _INSTITUTION_PIECE.search(before) is not None
+    m = _INSTITUTION_BEFORE.search(before) if named else None
     if m is None and not _WARD_NEAR.search(text, lo, min(len(text), end + 24)):
         m = _HOSPITAL_BEFORE.search(before)
-    if m is None and text[start].isdigit():  # only a bare unit starts with its number
+    if m is None and named and text[start].isdigit():  # only a bare unit starts with its number
         m = _INSTITUTION_UNIT_BEFORE.search(before)
     if m is None and re.search(_MOVED_ARROW, before):
         m = _INSTITUTION_MOVED_BEFORE.search(text, max(0, start - 2 * _WINDOW), start)
