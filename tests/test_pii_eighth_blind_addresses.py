@@ -6,6 +6,8 @@ replaced whole); each guard is tested next to the positives it could swallow.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from corpus.pii.generate import Pseudonymizer
@@ -137,14 +139,15 @@ def test_a_copy_of_the_building_and_block_is_replaced_in_the_pseudonyms_numbers(
     assert got == ["광주광역시 북구 운암동 311 푸른아파트 207동 1504호", "푸른아파트 207동"]
     assert "207동" not in new and "1504" not in new
     block = new.split("/ 부재 시 ")[1].split(" 경비실")[0]
-    assert block.startswith("푸른아파트 ") and block in new.split(" / ")[0]
+    assert block.endswith("아파트 " + block.split("아파트 ")[1]) and block in new.split(" / ")[0]
+    assert "푸른" not in new  # the building's own name is redrawn, in the copy too
 
 
 def test_a_copy_of_the_building_and_unit_is_replaced():
     text = "저는 수원 영통구 망포동 52-3 늘봄빌 905호 사는데 늘봄빌 905호 앞 택배가 자꾸 사라져요"
     new, got = _replaced(text)
     assert got == ["수원 영통구 망포동 52-3 늘봄빌 905호", "늘봄빌 905호"]
-    assert "905" not in new
+    assert "905" not in new and "늘봄" not in new
 
 
 def test_a_unit_written_with_a_dash_after_the_complex_is_a_copy():
@@ -152,9 +155,10 @@ def test_a_unit_written_with_a_dash_after_the_complex_is_a_copy():
     new, got = _replaced(text)
     assert got == ["세종시 다정동 가온마을 4단지 402동 1203호", "가온4단지 402-1203"]
     head, short = new.split(" 이야. ")
-    digits = [w for w in short.split(" 으로")[0].replace("가온", "").replace("단지", " ").split()]
-    block, unit = digits[1].split("-")
+    complex_no, block, unit = re.findall(r"\d+", short.split(" 으로")[0])
+    name = short.split(complex_no)[0]
     assert f"{block}동 {unit}호" in head and "1203" not in new  # one home, one pseudonym
+    assert f"{name}마을 {complex_no}단지" in head and "가온" not in new  # and one name
 
 
 @pytest.mark.parametrize(

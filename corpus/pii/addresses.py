@@ -20,7 +20,7 @@ import random
 import re
 
 from corpus.pii import places
-from corpus.pii.address_rules import BRANCH_LETTER, COMPLEX_WORD, LOT_REST
+from corpus.pii.address_rules import BRANCH_LETTER, BUILDING_WORDS, COMPLEX_WORD, LOT_REST
 from corpus.pii.old_addresses import OLD_LOT, TONG_BAN
 
 _POSTAL = re.compile(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)")
@@ -131,7 +131,7 @@ def generate_address(value: str, rng: random.Random) -> str:
         number = core.group("lnum").replace("l", "1").replace("I", "1")  # OCR: "l3-7"
         sep = rest[core.end("lot") : core.start("lnum")]
         parts.append(rng.choice(lots) + _redraw_digits(sep, rng) + _redraw_digits(number, rng))
-    tail = _redraw_digits(rest[core.end() :], rng)
+    tail = _renamed(_redraw_digits(rest[core.end() :], rng), rng)
     tail = _PAREN_LOT.sub(lambda _: "(" + rng.choice(lots), tail)
     tail = _PAREN_NAME.sub(")", tail)  # "(달동, 티타워)": the building's name is dropped
     return prefix + " ".join(parts) + tail
@@ -150,7 +150,55 @@ def _complex_address(value: str, rng: random.Random) -> str:
     if district and has_district:
         parts.append(district)
     parts.append(rng.choice(lots))
-    return " ".join(parts) + " " + _redraw_digits(tail.group(), rng)
+    return " ".join(parts) + " " + _renamed(_redraw_digits(tail.group(), rng), rng)
+
+
+#: The names a complex's or building's own name is redrawn from: common ones, each used by
+#: many complexes across the country, so that a pseudonym names no one's building.
+COMPLEX_NAMES = (
+    "한빛", "푸른", "햇살", "은하", "대림", "현대", "삼익", "우성", "신동아", "벽산", "극동",
+    "동아", "한신", "쌍용", "금호", "대우", "한양", "청구", "동부", "성원", "진흥", "경남",
+    "럭키", "미성", "한솔", "무궁화", "목련", "백합", "장미", "진달래", "개나리", "소나무",
+    "느티", "샘터", "행복", "희망", "새솔", "가람", "나래", "초록",
+)  # fmt: skip
+#: A building's own name before its kind, in one word: "한빛" in "한빛아파트", "송도풍림" in
+#: "송도풍림빌", "호려울" in "호려울마을" (a name holds a letter: "7단지" has none; a kind
+#: alone, "래미안", "주공", names no building).
+_NAMED_BUILDING = re.compile(
+    r"(?<![가-힣A-Za-z0-9])(?P<name>[가-힣A-Za-z][가-힣A-Za-z0-9]{0,11}?)(?:" + BUILDING_WORDS
+    + r")(?![가-힣A-Za-z0-9])"
+)  # fmt: skip
+
+
+def _renamed(tail: str, rng: random.Random) -> str:
+    """`tail` (an address's part after its number) with each building's own name redrawn
+    from `COMPLEX_NAMES`, never to itself: the name of a home's complex ("송도풍림빌 1104호")
+    is part of its address, and a district drawn anew does not hide it."""
+
+    def rename(m: re.Match) -> str:
+        name = m.group("name")
+        return _name_like(name, rng) + m.group()[len(name) :]
+
+    return _NAMED_BUILDING.sub(rename, tail)
+
+
+def _name_like(name: str, rng: random.Random) -> str:
+    """A name of `COMPLEX_NAMES` with as many characters as `name` (names joined and cut
+    for another length), never `name`: the text around it keeps its offsets, as a
+    reference decoded inside the address must (`corpus.pii.markup`)."""
+    while True:
+        new = ""
+        while len(new) < len(name):
+            new += rng.choice(COMPLEX_NAMES)
+        if new[: len(name)] != name:
+            return new[: len(name)]
+
+
+def building_names(value: str) -> list[str]:
+    """The buildings' own names in the part of `value` after its number, in text order."""
+    core = _CORE.search(value)
+    tail = value[core.end() :] if core else value
+    return [m.group("name") for m in _NAMED_BUILDING.finditer(tail)]
 
 
 #: A building or complex named last in an address, with its block and unit: "한빛아파트 108동
@@ -183,22 +231,30 @@ def building_parts(value: str) -> tuple[list[str], tuple[str, str] | None]:
     return parts, unit
 
 
-def tail_copy(written: str, pseudonym: str, rng: random.Random) -> str:
-    """A copy of an address's building part (`building_parts`) in the pseudonym's numbers.
+def tail_copy(written: str, value: str, pseudonym: str, rng: random.Random) -> str:
+    """A copy of the building part of `value` (`building_parts`) as `pseudonym` writes it.
 
     The digit runs of `written` take, in order, those of the pseudonym's building part
     when their lengths agree ("호려울7단지 704-1502" after "… 호려울마을 7단지 704동
-    1502호" became "… 호려울마을 3단지 812동 3391호": "호려울3단지 812-3391"); otherwise
-    each is redrawn (`_redraw_digits`). The names stay, as in the pseudonym itself.
+    1502호" became "… 한솔마을 3단지 812동 3391호": "한솔3단지 812-3391"); otherwise each is
+    redrawn (`_redraw_digits`). Each building's name of `value` in the copy is the name the
+    pseudonym drew for it (`building_names`, in order), so the copy names the same
+    building as the pseudonym, and not the original one.
     """
     tail = _BUILDING_TAIL.search(pseudonym)
     source = _NUMBER.findall(tail.group()) if tail else []
     runs = _NUMBER.findall(written)
     head = source[: len(runs)]
     if len(head) < len(runs) or any(len(a) != len(b) for a, b in zip(runs, head, strict=True)):
-        return _redraw_digits(written, rng)
-    digits = iter(source)
-    return _NUMBER.sub(lambda _: next(digits), written)
+        out = _redraw_digits(written, rng)
+    else:
+        digits = iter(source)
+        out = _NUMBER.sub(lambda _: next(digits), written)
+    old, new = building_names(value), building_names(pseudonym)
+    if len(old) == len(new):
+        for name, drawn in sorted(zip(old, new, strict=True), key=lambda p: -len(p[0])):
+            out = out.replace(name, drawn)
+    return out
 
 
 def core_of(value: str) -> str | None:

@@ -611,7 +611,7 @@ class Pseudonymizer:
         """The pseudonym of `value` (or of its address core) in the separators of `written`."""
         new = self.pseudonym(kind, value)
         if part == "tail":  # an address's building part or unit ("한빛아파트 108동")
-            return tail_copy(written, new, self._rng(kind + ":tail", written, 0))
+            return tail_copy(written, value, new, self._rng(kind + ":tail", written, 0))
         if part == "core":
             new = core_of(new) or new
         return new if written == value else write_into(written, new, kind in DIGIT_KINDS)
