@@ -1,9 +1,13 @@
-"""What the tests of kept public values ask of a pseudonymiser's output, in one place: a text
-whose values are all kept as public (unchanged, counted), or all replaced (none kept)."""
+"""What the PII tests ask of a pseudonymiser's output and of the scan, in one place: a text
+whose values are all kept as public (unchanged, counted), or all replaced (none kept); the
+values the fast scan finds, the reference scan finding the same."""
 
 from __future__ import annotations
 
 from corpus.pii.generate import Pseudonymizer
+from corpus.pii.scan import Scanner
+
+_FAST, _PLAIN = Scanner(), Scanner(fast=False)
 
 
 def kept_kinds(pz: Pseudonymizer, text: str) -> dict:
@@ -17,4 +21,12 @@ def replaced_values(pz: Pseudonymizer, text: str) -> list[tuple[str, str]]:
     """The (value, type) replaced in `text`, asserting that nothing was kept."""
     out, spans, kept = pz.apply_counted(text)
     assert not kept, (text, kept)
+    return [(text[s.start : s.end], s.type) for s in spans]
+
+
+def found_alike(text: str) -> list[tuple[str, str]]:
+    """The (value, type) the fast scan finds in `text`, asserting the reference scan
+    (`Scanner(fast=False)`) finds the same spans."""
+    spans = _FAST.find(text)
+    assert spans == _PLAIN.find(text), text
     return [(text[s.start : s.end], s.type) for s in spans]

@@ -10,16 +10,9 @@ from __future__ import annotations
 import pytest
 
 from corpus.pii.generate import Pseudonymizer
-from corpus.pii.scan import Scanner
+from tests.pii_checks import found_alike
 
-FAST, PLAIN = Scanner(), Scanner(fast=False)
 PZ = Pseudonymizer(seed=48)
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    spans = FAST.find(text)
-    assert spans == PLAIN.find(text), text
-    return [(text[s.start : s.end], s.type) for s in spans]
 
 
 POSITIVES = [
@@ -105,7 +98,7 @@ def test_a_spaced_host_that_is_no_platform_stays(text):
 
 @pytest.mark.parametrize(("kind", "text", "value"), POSITIVES)
 def test_the_shape_is_replaced_whole(kind, text, value):
-    assert (value, kind) in _found(text)
+    assert (value, kind) in found_alike(text)
     new, spans = PZ.apply(text)
     start = text.index(value)
     assert any(
@@ -162,13 +155,13 @@ NEGATIVES = [
 
 @pytest.mark.parametrize("text", NEGATIVES)
 def test_the_guard_leaves_the_text(text):
-    assert _found(text) == [], text
+    assert found_alike(text) == [], text
 
 
 def test_an_at_inside_a_local_part_before_its_at_sign_is_not_the_at():
     # "_at_" is "@" only when no "@" follows in the same token: the local part's own word
     text = "보낼 곳 ji_at_home7@naver.com 입니다"
-    assert _found(text) == [("ji_at_home7@naver.com", "email")]
+    assert found_alike(text) == [("ji_at_home7@naver.com", "email")]
 
 
 def test_a_plate_pseudonym_keeps_its_region_and_counter():
@@ -181,7 +174,7 @@ def test_a_plate_pseudonym_keeps_its_region_and_counter():
 
 def test_a_plate_in_a_list_is_read_as_before():
     text = "12가 3456, 34나 5678 (예시 목록)"
-    assert _found(text) == [("12가 3456", "plate"), ("34나 5678", "plate")]
+    assert found_alike(text) == [("12가 3456", "plate"), ("34나 5678", "plate")]
 
 
 def test_a_letter_spaced_address_keeps_its_spaces_and_webmail_host():

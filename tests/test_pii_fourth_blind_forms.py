@@ -10,16 +10,9 @@ from __future__ import annotations
 import pytest
 
 from corpus.pii.generate import Pseudonymizer
-from corpus.pii.scan import Scanner
+from tests.pii_checks import found_alike
 
-FAST, PLAIN = Scanner(), Scanner(fast=False)
 PZ = Pseudonymizer(seed=44)
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    spans = FAST.find(text)
-    assert spans == PLAIN.find(text), text
-    return [(text[s.start : s.end], s.type) for s in spans]
 
 
 def _replaced_whole(text: str, value: str, kind: str) -> str:
@@ -109,7 +102,7 @@ POSITIVES = [
 
 @pytest.mark.parametrize(("kind", "text", "value"), POSITIVES)
 def test_each_shape_is_found_and_replaced_whole(kind, text, value):
-    assert (value, kind) in _found(text)
+    assert (value, kind) in found_alike(text)
     _replaced_whole(text, value, kind)
 
 
@@ -143,17 +136,17 @@ def test_a_swallowing_guard_stops_at_the_sentence_word():
         ("서울 강남구 역삼동 622-3 에서 3층 올라가세요", "서울 강남구 역삼동 622-3"),
         ("서울 강남구 역삼동 622 근처 2층 카페", "서울 강남구 역삼동 622"),
     ]:
-        assert (address, "address") in _found(text)
+        assert (address, "address") in found_alike(text)
     # an institution's hall is not a building named before a floor
-    assert not any("별관" in v for v, _ in _found("○○시청 (시청로 12, 별관 2층 민원실)"))
+    assert not any("별관" in v for v, _ in found_alike("○○시청 (시청로 12, 별관 2층 민원실)"))
 
 
 def test_a_line_break_joins_only_an_address():
     # after a word that is no unit the address starts on its own line
-    found = _found("오늘 만난 친구\n중앙로 45 앞에서 봐")
+    found = found_alike("오늘 만난 친구\n중앙로 45 앞에서 봐")
     assert all("친구" not in v for v, _ in found)
     # the number on the next line after an ordinary word: not an address
-    assert _found("다양한 활동\n1. 개요") == []
+    assert found_alike("다양한 활동\n1. 개요") == []
 
 
 def test_copies_of_a_wrapped_address_get_its_pseudonym():

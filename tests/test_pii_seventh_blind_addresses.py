@@ -9,16 +9,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.pii.generate import Pseudonymizer
-from corpus.pii.scan import Scanner
-
-FAST, PLAIN = Scanner(), Scanner(fast=False)
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    spans = FAST.find(text)
-    assert spans == PLAIN.find(text), text
-    return [(text[s.start : s.end], s.type) for s in spans]
-
+from tests.pii_checks import found_alike
 
 POSITIVES = [
     # an administrative dong with its number before a lot
@@ -44,7 +35,7 @@ POSITIVES = [
 
 @pytest.mark.parametrize("text, value", POSITIVES)
 def test_the_address_is_found_whole_and_replaced(text, value):
-    assert _found(text) == [(value, "address")]
+    assert found_alike(text) == [(value, "address")]
     new, spans = Pseudonymizer(seed=5).apply(text)
     assert [text[s.start : s.end] for s in spans] == [value]
     assert value not in new
@@ -65,7 +56,7 @@ def test_the_address_is_found_whole_and_replaced(text, value):
     ],
 )
 def test_the_guards_leave_what_is_not_part_of_an_address(text, found):
-    assert _found(text) == found
+    assert found_alike(text) == found
 
 
 @pytest.mark.parametrize(
@@ -77,7 +68,7 @@ def test_the_guards_leave_what_is_not_part_of_an_address(text, found):
     ],
 )
 def test_a_lot_dictated_with_dasi_for_its_dash_is_read_whole(text, value):
-    assert _found(text) == [(value, "address")]
+    assert found_alike(text) == [(value, "address")]
     new, spans = Pseudonymizer(seed=2).apply(text)
     assert [text[s.start : s.end] for s in spans] == [value]
 
@@ -87,4 +78,4 @@ def test_a_lot_dictated_with_dasi_for_its_dash_is_read_whole(text, value):
     ["역삼동 622 다시 3번 가봤다", "역삼동 622 다시 가봤는데 없더라", "대회 결과 3 다시 2로 역전"],
 )
 def test_dasi_as_again_is_left(text):
-    assert _found(text) == []
+    assert found_alike(text) == []

@@ -10,16 +10,9 @@ from __future__ import annotations
 import pytest
 
 from corpus.pii.generate import Pseudonymizer
-from corpus.pii.scan import Scanner
+from tests.pii_checks import found_alike
 
-FAST, PLAIN = Scanner(), Scanner(fast=False)
 PZ = Pseudonymizer(seed=46)
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    spans = FAST.find(text)
-    assert spans == PLAIN.find(text), text
-    return [(text[s.start : s.end], s.type) for s in spans]
 
 
 POSITIVES = [
@@ -55,7 +48,7 @@ POSITIVES = [
 
 @pytest.mark.parametrize(("kind", "text", "value"), POSITIVES)
 def test_the_shape_is_replaced_whole(kind, text, value):
-    assert (value, kind) in _found(text)
+    assert (value, kind) in found_alike(text)
     new, spans = PZ.apply(text)
     start = text.index(value)
     assert any(
@@ -96,4 +89,4 @@ NEGATIVES = [
 
 @pytest.mark.parametrize("text", NEGATIVES)
 def test_the_guard_leaves_the_text(text):
-    assert _found(text) == [], text
+    assert found_alike(text) == [], text

@@ -11,21 +11,13 @@ import pytest
 
 from corpus.pii.birthdates import date_fields
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
-from corpus.pii.scan import Scanner
 from corpus.pii.spoken_dates import _number, as_digits, is_spoken, numeral, write_month_day
-
-FAST, PLAIN = Scanner(), Scanner(fast=False)
+from tests.pii_checks import found_alike
 
 
 def _said(month: int) -> str:
     """A month as it is said: 유월 and 시월, the others their numeral."""
     return {6: "유", 10: "시"}.get(month, numeral(month))
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    spans = FAST.find(text)
-    assert spans == PLAIN.find(text), text
-    return [(text[s.start : s.end], s.type) for s in spans]
 
 
 @pytest.mark.parametrize("n", range(1, 40))
@@ -70,7 +62,7 @@ def test_a_digit_month_is_not_spoken():
     ],
 )
 def test_a_spoken_birth_date_is_found_and_replaced_whole(text, value):
-    assert _found(text) == [(value, "birth_date")]
+    assert found_alike(text) == [(value, "birth_date")]
     new, spans = Pseudonymizer(seed=3).apply(text)
     assert [text[s.start : s.end] for s in spans] == [value]
     assert value not in new
@@ -87,7 +79,7 @@ def test_a_spoken_birth_date_is_found_and_replaced_whole(text, value):
     ],
 )
 def test_spoken_dates_without_a_birth_are_left(text):
-    assert _found(text) == []
+    assert found_alike(text) == []
 
 
 @pytest.mark.parametrize(
@@ -99,7 +91,7 @@ def test_spoken_dates_without_a_birth_are_left(text):
     ],
 )
 def test_the_gate_branch_keeps_digit_dates(text, value):
-    assert _found(text) == ([(value, "birth_date")] if value else [])
+    assert found_alike(text) == ([(value, "birth_date")] if value else [])
 
 
 def test_pseudonyms_say_the_month_and_day_and_keep_the_age():
