@@ -4,8 +4,9 @@ The name of a home's complex or villa ("송도풍림빌 1104호", "반포래미�
 its address: with the district drawn anew it still says which building. The pseudonym keeps
 the building's kind (아파트, 빌, 마을 …) and the name's length, draws the name from
 `COMPLEX_NAMES` (common names), and a copy of the building part later in the text takes the
-same drawn name. A kind alone ("주공", "래미안") or a complex's number ("7단지") names no one
-building and stays as written.
+same drawn name, and so does a later mention of the building alone ("한빛아파트 경비실"). A
+kind alone ("주공", "래미안") or a complex's number ("7단지") names no one building and stays
+as written.
 """
 
 from __future__ import annotations
@@ -78,3 +79,19 @@ def test_no_fallback_is_needed():
     for address, _, _ in ADDRESSES:
         pz.apply(f"주소: {address}")
     assert not pz.fallbacks
+
+
+@pytest.mark.parametrize("later", ["송도풍림빌 관리인이", "송도풍림빌에서", "(송도풍림빌)"])
+def test_a_later_mention_of_the_building_alone_takes_the_drawn_name(later):
+    text = f"저는 인천 연수구 송도동 27-4 송도풍림빌 1104호에 사는데 {later} 문제예요"
+    for seed in range(10):
+        new, spans = Pseudonymizer(seed=seed).apply(text)
+        assert len(spans) == 2 and "송도풍림" not in new, new
+        drawn = building_names(new[spans[0].start :])[0]
+        assert new.count(drawn + "빌") == 2, new
+
+
+def test_a_building_named_in_another_record_is_not_touched():
+    """Only a building of an address detected in the same text is a copy."""
+    text = "송도풍림빌 관리사무소 공지: 주차장 공사 안내"
+    assert Pseudonymizer(seed=1).apply(text) == (text, [])

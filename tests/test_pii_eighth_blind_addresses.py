@@ -155,8 +155,6 @@ def test_a_unit_written_with_a_dash_after_the_complex_is_a_copy():
 @pytest.mark.parametrize(
     "later",
     [
-        "푸른아파트 경비실",  # the complex's name alone
-        "푸른아파트 208동",  # another block
         "207동 주민 1,504명",  # a count after the block's number
         "402-1504 번 버스",  # other digits
     ],
@@ -166,6 +164,22 @@ def test_what_is_not_a_copy_of_the_building_part_stays(later):
     new, got = _replaced(text)
     assert got == ["광주광역시 북구 운암동 311 푸른아파트 207동 1504호"]
     assert new.endswith(later)
+
+
+@pytest.mark.parametrize(
+    ("later", "rest"),
+    [("푸른아파트 경비실", " 경비실"), ("푸른아파트 208동", " 208동")],  # alone; another block
+)
+def test_the_buildings_name_alone_is_a_copy_of_its_name(later, rest):
+    """The building's own name is redrawn in the pseudonym (`corpus.pii.addresses`), so a
+    later mention of the building alone takes the drawn name; another block's number stays."""
+    text = f"받는 곳: 광주광역시 북구 운암동 311 푸른아파트 207동 1504호 / 참고: {later}"
+    new, got = _replaced(text)
+    assert got == ["광주광역시 북구 운암동 311 푸른아파트 207동 1504호", "푸른아파트"]
+    head, tail = new.split(" / 참고: ")
+    drawn = tail.removesuffix(rest)
+    assert tail.endswith(rest) and drawn.endswith("아파트") and drawn in head
+    assert "푸른" not in new
 
 
 @pytest.mark.parametrize(

@@ -194,11 +194,21 @@ def _name_like(name: str, rng: random.Random) -> str:
             return new[: len(name)]
 
 
+def _named_buildings(value: str) -> list[re.Match]:
+    """The named buildings in the part of `value` after its number, in text order."""
+    core = _CORE.search(value)
+    return list(_NAMED_BUILDING.finditer(value, core.end() if core else 0))
+
+
 def building_names(value: str) -> list[str]:
     """The buildings' own names in the part of `value` after its number, in text order."""
-    core = _CORE.search(value)
-    tail = value[core.end() :] if core else value
-    return [m.group("name") for m in _NAMED_BUILDING.finditer(tail)]
+    return [m.group("name") for m in _named_buildings(value)]
+
+
+def named_buildings(value: str) -> list[str]:
+    """Each named building of `value` as written, its name with its kind ("송도풍림빌"): a
+    later mention of it alone in the record is the same building (`corpus.pii.copies`)."""
+    return [m.group() for m in _named_buildings(value)]
 
 
 #: A building or complex named last in an address, with its block and unit: "한빛아파트 108동

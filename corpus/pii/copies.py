@@ -15,7 +15,9 @@ occurrence of it in that record, whether or not the detector would fire there:
   (`corpus.pii.addresses.building_parts`): ``… 둔산동 1492 한빛아파트 108동 1203호`` makes a
   later ``한빛아파트 108동`` (the block alone) or ``한빛아파트 108동 1203호`` a copy, and its unit
   written building-dash-unit, with the complex's name before it when there is one
-  (``호려울7단지 704-1502`` after ``… 호려울마을 7단지 704동 1502호``);
+  (``호려울7단지 704-1502`` after ``… 호려울마을 7단지 704동 1502호``), and a named building
+  alone (``한빛아파트 경비실``: the pseudonym redraws the building's own name, so the
+  building named alone must take the drawn name too);
 * for a number whose identity is its digits (`DIGIT_KINDS`: phones, accounts, cards,
   registration numbers), also grouped differently or joined by ``/`` or ``_``:
   ``110-123-456789`` detected once makes a later ``1101 2345 6789`` or ``110/123/456789``
@@ -34,7 +36,7 @@ import bisect
 import re
 
 from corpus.pii.address_rules import COMPLEX_WORD
-from corpus.pii.addresses import building_parts, core_of
+from corpus.pii.addresses import building_parts, core_of, named_buildings
 from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 
@@ -47,6 +49,8 @@ _RUN = re.compile(f"[^{_SEPARATOR_CHARS}]+")
 #: Keys shorter than this (after separators are dropped) are not looked for: a short run
 #: of digits recurs by chance ("1.2.3.4" and "1234").
 MIN_KEY = 6
+#: The least characters of a named building's copy (its name and kind: "푸른빌").
+MIN_NAME_KEY = 3
 #: Types whose identity is their digits: a copy may group them differently.
 DIGIT_KINDS = frozenset("mobile phone rrn frn brn crn card bank_account driver_license".split())
 #: What may join the digit groups of such a copy: the separators, and "/" or "_".
@@ -143,6 +147,10 @@ def _building_targets(value: str, key: str) -> list[tuple[str, str, str]]:
             out.append((part_key, "tail", _anchor("address", part)))
     if unit is not None and len(unit[0] + unit[1]) >= MIN_KEY:  # "704-1502", "704 1502"
         out.append((unit[0] + unit[1], "tail", max(unit, key=len)))
+    for building in named_buildings(value):  # "한빛아파트 경비실": its pseudonym's name too
+        building_key = key_of("address", building)
+        if len(building_key) >= MIN_NAME_KEY and building_key != key:
+            out.append((building_key, "tail", building))
     return out
 
 
