@@ -24,6 +24,11 @@ The eighth blind set added tails and names as forms and messages write them: a u
 (``해운대구 좌 동``), a 읍/면 before a 리, and a bare unit read back over its complex and
 neighbourhood (``보람동 호려울마을 7단지 704동 1502호``).
 
+The ninth added a home's door written without 호 after its building (``미래빌라 201``,
+``그린빌 B동 201``, ``늘봄하우스 2층 203``, ``해뜰고시원 31번방``), the side of a unit or floor
+(``302호(우)``, ``4층 좌측호``, ``2층 전체``, ``3층옥탑``), ``뒷집 별채`` and ``가동 반지하`` after
+a building.
+
 Old, scanned and data-file forms around the number (``12통 3반 445``, ``番地``, ``慶北
 安東市``, ``4 1-7``, ``2가 l3-7``, ``17;부산``) are read by `corpus.pii.old_addresses`; a
 building named last (``164-12 대성빌라 앞``) and a basement ``B1`` are tails here.
@@ -39,8 +44,11 @@ import re
 from corpus.pii import places
 from corpus.pii.old_addresses import field_cut, hanja_unit, number_span
 from corpus.pii.written_shapes import (
+    BARE_UNIT,
     LONE_NUMBERED_BLOCK,
     NAMED_BUILDING_BEFORE_FLOOR,
+    UNIT_SIDE,
+    WORD_END,
     city_short,
 )
 
@@ -91,11 +99,33 @@ _COMMA = r"(?:\s?[,、])?"
 #: only after a building word, and not a count, a range of years or a service number
 #: ("3-4층", "2019-2020", "1588-1234" are not units).
 _DASH_UNIT = r"(?!1[568]\d\d-|(?:19|20)\d\d-)[1-9]\d{0,3}-\d{3,4}(?![0-9-]|\s?층)"
+#: Where a tenant lives in a house with no unit number: "639-12 반지하", "244-81 옥탑방에서",
+#: the back or side house of a lot ("418-2번지 뒷채", "… 별채에");
+#: before a particle or alone (not "반지하철").
+_ROOM_WORD = r"(?:반지하|옥탑방|옥탑|지하방|[앞뒷뒤]채|별채|안채|바깥채|문간방)" + WORD_END
+#: A building's detail with no 호: its block and unit or its room ("그린빌 B동 201", "미래빌라
+#: 201", "해뜰고시원 31번방"), or its block and a room word ("행복하우스 가동 반지하").
+_BUILDING_DOOR = (
+    r"(?:\s?(?:[A-Za-z0-9]{1,3}|"
+    + _BLOCK_LETTER
+    + r")\s?동)?\s?"
+    + BARE_UNIT
+    + r"|\s?"
+    + _BLOCK_LETTER
+    + r"동\s"
+    + _ROOM_WORD
+)
 _BUILDING_NAME = (
     r"(?:" + _COMMA + r"\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}"
     r"(?:" + BUILDING_WORDS + r")"
     r"(?:\s?\d{1,2}차(?=\s?\d))?"
-    r"(?:\s?" + _DASH_UNIT + r"|(?:\s?(?:[A-Za-z0-9]{1,3}|" + _BLOCK_LETTER + r")\s?동)?"
+    r"(?:\s?"
+    + _DASH_UNIT
+    + "|"
+    + _BUILDING_DOOR
+    + r"|(?:\s?(?:[A-Za-z0-9]{1,3}|"
+    + _BLOCK_LETTER
+    + r")\s?동)?"
     r"(?=\s?" + _BELOW + r"(?:[A-Za-z]-?)?\d)))?"  # "더샵 B-1804": a letter and dash too
 )
 #: 호 of a unit ("706호에"), not of a tomb, a reactor or a line ("6호분", "5호기", "7호선").
@@ -139,13 +169,6 @@ _FLOOR = (
     r"(?:(?:지하\s?|지층\s?|[Bb])?\d{1,3}\s?층|지하\s?층(?![수고간])|[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|[Bb][1-9](?![0-9A-Za-z]))"
     r"(?:\s[A-Za-z]-?\d{1,4}(?![0-9A-Za-z호-]))?"
 )
-#: Where a tenant lives in a house with no unit number: "639-12 반지하", "244-81 옥탑방에서",
-#: the back or side house of a lot ("418-2번지 뒷채", "… 별채에");
-#: before a particle or alone (not "반지하철").
-_ROOM_WORD = (
-    r"(?:반지하|옥탑방|옥탑|지하방|[앞뒷뒤]채|별채|안채|바깥채|문간방)"
-    r"(?:(?![가-힣])|(?=(?:에서|에|이|은|는|을|의|로|으로|인데|이고|이에요|예요)(?![가-힣])))"
-)
 #: A unit written as block letter, dash, number ("가-101", "B-1804"), after a lot or a building.
 _LETTER_UNIT = r"(?:[A-Za-z]|[가나다라마바사])-\d{2,4}(?![0-9A-Za-z가-힣-])"
 #: A block letter in brackets before its unit: "(나)동 201호".
@@ -160,8 +183,8 @@ _BRACKETED_BUILDING = (
 )
 #: One piece of an address's detail after the lot or the building: a unit, a floor, a block …
 _UNIT_PIECE = "(?:" + "|".join([
-    _COMMA + r"\s?" + _UNIT,
-    _COMMA + r"\s?" + _FLOOR,
+    _COMMA + r"\s{0,2}" + _UNIT + UNIT_SIDE + "?",
+    _COMMA + r"\s?" + _FLOOR + "(?:" + UNIT_SIDE + r"|\s" + BARE_UNIT + ")?",
     r"\s?" + _LONE_BLOCK,
     r"\s?" + _BLOCK_BEFORE_FLOOR,
     r"\s?" + LONE_NUMBERED_BLOCK,
@@ -185,7 +208,7 @@ _SPACED_BRANCH = r"(?:\s?-\s?\d{1,4}(?![0-9.]|\s?-\s?\d)|\s다시\s\d{1,4}(?![0-
 _LOT_WORD = r"(?:\s?(?:번지|番地))?"
 #: A room word right after the number only ("639-12 반지하"); after a unit it describes the
 #: unit ("B01호 반지하") and is left, as a floor word would be.
-_ROOM_AFTER_LOT = r"(?:\s" + _ROOM_WORD + ")?"
+_ROOM_AFTER_LOT = r"(?:\s(?:[앞뒷옆]집\s)?" + _ROOM_WORD + ")?"
 _ADDRESS_TAIL = re.compile(
     _SPACED_BRANCH + _LOT_WORD + _ROOM_AFTER_LOT + _NAMED_COMPLEX + _UNITS_AND_LOT
 )

@@ -282,3 +282,27 @@ LONE_NUMBERED_BLOCK = (
     r"[1-9]\d{2,3}동(?:(?![가-힣A-Za-z0-9])"
     r"|(?=[이을은의에으](?![가-힣])|에서|으로|입니|이에|이거|이고))"
 )
+
+#: The end of a word, or a particle after it ("옥탑이야", "별채에서", "뒤편 에서").
+WORD_END = (
+    r"(?:(?![가-힣])|(?=(?:에서|에|이|은|는|을|의|로|으로|인데|이고|이야|이라|이에요|예요"
+    r"|입니다)(?![가-힣])))"
+)
+#: The side or part of a floor or unit, as a form or a post names it in a house with no unit
+#: letters: "302호(우)", "201호(좌)", "301호(우측)", "4층 좌측호", "2층 우측", "2층 전체",
+#: "1층 뒤편", "3층옥탑". Only after a unit or a floor (`corpus.pii.address_rules`): alone,
+#: "우측" and "전체" are words.
+UNIT_SIDE = (
+    r"(?:\s?\((?:좌|우|좌측|우측|앞|뒤|중앙)\)"
+    r"|\s?(?:좌측호?|우측호?|전체|뒤편|앞편|안쪽|옥탑방?)" + WORD_END + ")"
+)
+#: The end of a unit's number written without 호 ("미래빌라 201", "그린빌 B동 201에"): not
+#: another number, a range or a decimal, and not a count ("아파트 200세대", "빌라 300 명").
+_BARE_END = (
+    r"(?![0-9A-Za-z.:~/%\-]|\s?(?:명|세대|가구|채|개|평|년|원|대|층|동|호|번|석|세|㎡|m))"
+    + WORD_END
+)
+#: A unit with no 호, 3-4 digits (not a year "2019"), or a numbered room ("31번방"): only
+#: right after a building's name or block (`corpus.pii.address_rules`), or a floor, where a
+#: bare number is the home's door.
+BARE_UNIT = r"(?:\d{1,3}번\s?방|(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3})" + _BARE_END
