@@ -73,3 +73,47 @@ def test_the_address_is_found_whole_and_replaced(text, value):
 )
 def test_what_the_new_shapes_must_not_swallow(text, found):
     assert found_alike(text) == found
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        # a lot read one digit at a time (an OCR'd form)
+        (
+            "주 소 : 경기 수원시 매탄동 4 1 8 - 2 7\n세 대 주 : 별첨",
+            "경기 수원시 매탄동 4 1 8 - 2 7",
+        ),
+        # the branch of a lot written after its 번지, standing last
+        ("등본상 주소: 전주시 완산구 효자동 2108번지 3 (동일)", "전주시 완산구 효자동 2108번지 3"),
+    ],
+)
+def test_a_scanned_or_registered_lot_is_read_whole(text, value):
+    assert found_alike(text) == [(value, "address")]
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # spaced digits with no dash, or fewer than three before it, are a list or a score
+        ("역삼동 7 2 3 4 5번 문항", []),
+        ("역삼동 3 2 - 1 로 이겼다", []),
+        # a number after 번지 that is a floor or goes on is not its branch
+        ("효자동 2108번지 3층", [("효자동 2108번지 3층", "address")]),
+        ("효자동 2108번지 3 개 동", [("효자동 2108번지", "address")]),
+    ],
+)
+def test_what_the_lot_shapes_must_not_swallow(text, found):
+    assert found_alike(text) == found
+
+
+def test_a_building_with_a_lettered_block_and_its_unit_is_copied():
+    text = (
+        "발신인 주소: 경북 구미시 원평동 1422 솔빛빌 라동 205호\n"
+        "귀하에게 솔빛빌 라동 205호의 보증금 반환을 청구합니다."
+    )
+    new, spans = Pseudonymizer(seed=5).apply(text)
+    assert [text[s.start : s.end] for s in spans] == [
+        "경북 구미시 원평동 1422 솔빛빌 라동 205호",
+        "솔빛빌 라동 205호",
+    ]
+    assert "솔빛빌" not in new and "205" not in new

@@ -257,6 +257,9 @@ _CONTEXT_AFTER = re.compile(
     r"\s?(?:에\s?(?:있|위치|소재|거주|살|사는|사시|이사|주소)|에서\s?(?:살|거주)|앞|근처|인근|일대"
     r"|부근|주변|건너편|맞은편|사거리|골목|일원|소재|거주)"
 )
+#: The branch of a lot written after its 번지 ("복대동 3021번지 7", as a register writes
+#: 3021-7), standing last: before a bracket, a comma or the line's end ("번지 7층" is a floor).
+_BRANCH_AFTER_LOT = re.compile(r" [1-9]\d{0,3}(?=\s?[(,\n]|$)")
 _TOKEN = re.compile(r"[^\s]+")
 #: A neighbourhood's name ("반송동", "효자동2가"), which a city may stand right before
 #: without a district ("화성 반송동 1021").
@@ -524,6 +527,10 @@ def _tail_end(text: str, m_end: int) -> int:
     end = tail.end() if tail else m_end
     if text.startswith(("번지", "番地"), end):
         end += 2
+    if text.startswith(("번지", "番地"), end - 2) and (
+        branch := _BRANCH_AFTER_LOT.match(text, end)
+    ):
+        end = branch.end()
     if near and near.start() < end + 12 and not _BUILDING.search(text, m_end, end):
         last = _BUILDING_LAST.match(text, end)  # "164-12 대성빌라 앞": the building named last
         if last:

@@ -215,7 +215,8 @@ def named_buildings(value: str) -> list[str]:
 #: 1203호", "송도풍림빌 1104호", "호려울마을 7단지 704동 1502호" (one to three words).
 _BUILDING_TAIL = re.compile(
     r"(?<![^\s,])(?:(?:" + COMPLEX_WORD + r")\s?){1,3}"
-    r"(?P<dong>[A-Za-z]?\d{1,4}\s?동)?(?P<ho>\s?[A-Za-z]?\d{1,5}\s?호)?$"
+    r"(?P<dong>(?:[A-Za-z]?\d{1,4}|[A-Za-z]|[가나다라마바사])\s?동)?"
+    r"(?P<ho>\s?[A-Za-z]?\d{1,5}\s?호)?$"
 )
 
 
@@ -225,14 +226,15 @@ def building_parts(value: str) -> tuple[list[str], tuple[str, str] | None]:
     "대전 서구 둔산동 1492 한빛아파트 108동 1203호" gives (["한빛아파트 108동 1203호",
     "한빛아파트 108동"], ("108", "1203")): a later "한빛아파트 108동 경비실" or "한빛 108-1203" is
     the same home (`corpus.pii.copies`). A building with no block or unit number gives
-    nothing (a complex's name alone is not a home).
+    nothing (a complex's name alone is not a home); a lettered block ("푸른숲빌 다동 303호")
+    gives its parts but no unit digits.
     """
     tail = _BUILDING_TAIL.search(value)
     if tail is None or not (tail.group("dong") or tail.group("ho")):
         return [], None
     parts = [tail.group()]
     unit = None
-    if tail.group("dong") and tail.group("ho"):
+    if tail.group("dong") and tail.group("ho") and _NUMBER.search(tail.group("dong")):
         parts.append(value[tail.start() : tail.end("dong")])
         unit = (
             _NUMBER.search(tail.group("dong")).group(),

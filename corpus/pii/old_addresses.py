@@ -34,6 +34,9 @@ _TONG_BAN = re.compile(
 #: The rest of a lot number after a stray space: "4 1-7" (one part before the space, the
 #: branch after it; a second number with no dash is too often a list or a count).
 _SPLIT_LOT = re.compile(r" (\d{1,3})-\d{1,4}(?![0-9.]|-\d)")
+#: A lot scanned or typed one digit at a time ("방학동 7 2 3 - 1 6", an OCR'd form): three or
+#: four digits, each spaced, then a dash (spaced digits alone are a list or a count).
+_SPACED_DIGITS = re.compile(r"((?: \d){2,3}) ?- ?\d(?: \d){0,3}(?![0-9.]| ?-)")
 #: A lot number whose 1 is read as the letter l or I, after a 가 neighbourhood
 #: ("충무로2가 l3-7"): the number starts on the letter, a digit must follow it.
 _LETTER_ONE_LOT = re.compile(r"가 ([lI]\d{0,3}(?:-\d{1,4})?)(?![0-9A-Za-z])")
@@ -77,10 +80,13 @@ def tong_ban_lot(text: str, e: int) -> tuple[int, int] | None:
 def split_lot_end(text: str, num: str, e: int) -> int:
     """Where a lot number split by a stray space ends ("회기동 4 1-7"), or `e`.
 
-    Only a one- or two-digit number with no branch, and four digits in all.
+    Only a one- or two-digit number with no branch, and four digits in all; or a lot read
+    one digit at a time ("방학동 7 2 3 - 1 6", `_SPACED_DIGITS`).
     """
     if len(num) > 2 or not num.isdigit() or not text.startswith(" ", e):
         return e
+    if len(num) == 1 and (spaced := _SPACED_DIGITS.match(text, e)):
+        return spaced.end()
     m = _SPLIT_LOT.match(text, e)
     if m is None or len(num) + len(m.group(1)) > 4:
         return e
