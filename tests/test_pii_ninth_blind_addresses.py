@@ -117,3 +117,30 @@ def test_a_building_with_a_lettered_block_and_its_unit_is_copied():
         "솔빛빌 라동 205호",
     ]
     assert "솔빛빌" not in new and "205" not in new
+
+
+def test_a_lot_named_again_by_its_number_or_with_its_old_dash_is_a_copy():
+    text = (
+        "저는 부산 사하구 괴정동 418-27번지 3층에 삽니다. 418-27번지 앞에 쓰레기가 쌓여요. "
+        "예전 등기엔 괴정동 418의27 로 적혀 있어요."
+    )
+    new, spans = Pseudonymizer(seed=5).apply(text)
+    assert [text[s.start : s.end] for s in spans] == [
+        "부산 사하구 괴정동 418-27번지 3층",
+        "418-27번지",
+        "괴정동 418의27",
+    ]
+    assert "418" not in new and "괴정동" not in new
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another lot's number, or the number with no 번지 as the address wrote it
+        "저는 괴정동 418-27번지 3층에 삽니다. 418-28번지 는 옆집이에요.",
+        "저는 괴정동 418-27번지 3층에 삽니다. 점수는 418-27 이었다.",
+    ],
+)
+def test_another_number_is_not_a_copy_of_the_lot(text):
+    spans = Pseudonymizer(seed=5).apply(text)[1]
+    assert [text[s.start : s.end] for s in spans] == ["괴정동 418-27번지 3층"]

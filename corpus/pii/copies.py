@@ -133,7 +133,33 @@ def targets(kind: str, value: str) -> list[tuple[str, str, str]]:
             core_key = key_of(kind, core)
             if len(core_key) >= 4 and core_key != key:  # "역삼동5": a name and a number
                 out.append((core_key, "core", _anchor(kind, core)))
+            out += _lot_targets(value, core)
         out += _building_targets(value, key)
+    return out
+
+
+#: A lot with its branch at the end of an address's core: "내외동 1093-4".
+_BRANCHED_LOT = re.compile(r"(\d{1,4})-(\d{1,4})$")
+
+
+def _lot_targets(value: str, core: str) -> list[tuple[str, str, str]]:
+    """The other ways a record writes the branched lot of `core` (`targets`, part "core").
+
+    An old lot with 의 for its dash, after its name ("내외동 1093의4" for "내외동 1093-4");
+    the number with 번지 alone when the address wrote it so ("633-12번지" after "… 등촌동
+    633-12번지 2층"): a record that gave the full address names the lot by its number.
+    """
+    lot = _BRANCHED_LOT.search(core)
+    if lot is None:
+        return []
+    main, branch = lot.groups()
+    old = core[: lot.start()] + main + "의" + branch
+    out = [(key_of("address", old), "core", main)]  # the anchor: in the original too
+    if value.startswith(
+        "번지", value.find(lot.group(), len(core) - len(lot.group())) + len(lot.group())
+    ):
+        numbered = lot.group() + "번지"
+        out.append((key_of("address", numbered), "core", _anchor("address", numbered)))
     return out
 
 
@@ -274,6 +300,10 @@ def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+#: 의 for the dash of an old lot ("내외동 1093의4", `corpus.pii.old_addresses`).
+_UI_DASH = re.compile(r"(?<=[0-9])\s?의\s?(?=[0-9])")
+
+
 def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]]:
     """{index in `found`: (value it stands for, part)} for a value detected more than once.
 
@@ -285,6 +315,7 @@ def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]
     groups: dict[tuple[str, str], list[int]] = {}
     for i, (_, _, kind, value) in enumerate(found):
         if kind == "address":
+            value = _UI_DASH.sub("-", value)  # "1093의4" is "1093-4"
             value = core_of(value) or value
         groups.setdefault((kind, key_of(kind, value)), []).append(i)
     out: dict[int, tuple[str, str]] = {}
@@ -298,7 +329,8 @@ def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]
         for i in members:
             value = found[i][3]
             if value != canon:
-                part = "core" if kind == "address" and key_of(kind, value) == key else "whole"
+                same_core = key_of(kind, _UI_DASH.sub("-", value)) == key
+                part = "core" if kind == "address" and same_core else "whole"
                 out[i] = (canon, part)
     return out
 
