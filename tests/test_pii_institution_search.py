@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from corpus.datadir import resolve_data_dir
 from corpus.pii import institutions as inst
 
-_OLD_BEFORE = re.compile(inst.INSTITUTION_WORD + inst._INSTITUTION_SEP + r"$")
-_OLD_UNIT = re.compile(inst.INSTITUTION_WORD + inst._INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+_OLD_BEFORE = re.compile(inst.ADDRESS_WORD + inst._INSTITUTION_SEP + r"$")
+_OLD_UNIT = re.compile(inst.ADDRESS_WORD + inst._INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
 _PAIRS = [(_OLD_BEFORE, inst._INSTITUTION_BEFORE), (_OLD_UNIT, inst._INSTITUTION_UNIT_BEFORE)]
 
 

@@ -79,9 +79,29 @@ INSTITUTION_WORD = _institution_word(r"[가-힣]*")
 #: its syllables read by the run), and the search no longer tries every syllable before an
 #: address as a start.
 _INSTITUTION_WORD_AT_RUN = _institution_word(r"(?<![가-힣])[가-힣]*")
-#: A piece of text that every institution word holds: where none is, none matches, and the
-#: searches for one are not made (nearly every address: about 30 µs each before).
-_INSTITUTION_PIECE = re.compile(rf"{_NAMES}|본교|{_WHOLE}|청|공사|공단|국회|{_ACRONYMS}")
+#: Public places whose address, but not number, is read as public, named before it: a
+#: station (…역 after two syllables or more; not …지역, …구역 but for …입구역, not 징역,
+#: 무역, 번역, 영역 …), a
+#: traditional market (…시장), a domed stadium (…돔), a park or a forest (…공원, …숲), a
+#: convention centre by its name (코엑스, 킨텍스 …): "서울역은 서울 용산구 …", "고척스카이돔
+#: (구로구 …)". Each needs a syllable before its word; "역 근처 …에 살아요" stays a home
+#: (`LIVES_AFTER`, and 근처 is no separator).
+_STATION = r"(?<=[가-힣]{2})역(?<![영무권교번통징병복노배광]역)(?<!지역)(?<!(?<!입)구역)"
+_PLACES = rf"(?<=[가-힣])(?:{_STATION}|시장|돔|공원|숲)"
+_VENUES = "코엑스|킨텍스|벡스코|엑스코|세텍|aT센터|DDP"
+#: The institution words and public places read before an address (`_ADDRESS_WORD_AT_RUN`
+#: is the same search, tried only where a run of syllables starts).
+ADDRESS_WORD = rf"(?:{INSTITUTION_WORD}|[가-힣]*{_PLACES}|(?<![가-힣A-Za-z])(?:{_VENUES}))"
+_ADDRESS_WORD_AT_RUN = (
+    rf"(?:{_INSTITUTION_WORD_AT_RUN}|(?<![가-힣])[가-힣]*{_PLACES}"
+    rf"|(?<![가-힣A-Za-z])(?:{_VENUES}))"
+)
+#: A piece of text that every institution word or public place holds: where none is, none
+#: matches, and the searches for one are not made (nearly every address: about 30 µs each
+#: before).
+_INSTITUTION_PIECE = re.compile(
+    rf"{_NAMES}|본교|{_WHOLE}|청|공사|공단|국회|{_ACRONYMS}|역|시장|돔|공원|숲|{_VENUES}"
+)
 
 #: The institutions whose number, but not address, is read as public: a hospital (a
 #: patient's ward is an address of a person), a bank's customer centre (a company's), a
@@ -117,14 +137,14 @@ _PROVINCE = "|".join(sorted({n for full, shorts in PROVINCES for n in (full, *sh
 #: "체납추적팀"), or its gate or hall ("정문", "강당": "…과학관 정문(…)", "…중학교 강당,…").
 _BRANCH = (
     r"\s(?:" + _MASK + r")?(?:[가-힣A-Za-z0-9]{0,8}"
-    r"(?:관|캠퍼스|청사|지원|지청|본원|분원|분관|지부|지사|본부|출장소|사무소|센터|터미널|실|과|팀)"
-    r"|정문|후문|강당|운동장)"
+    r"(?:관|캠퍼스|청사|지원|지청|본원|분원|분관|지부|지사|본부|출장소|사무소|센터|터미널|실|과|팀|홀)"
+    r"|(?:(?!앞|옆|뒤|근처|건너편|맞은편)[가-힣]{1,5}\s)?건물|정문|후문|강당|운동장)"
 )
 #: A notice of the institution's move or opening between its name and its address
 #: ("도립도서관 이전 안내: 새 주소는 …", "구청 임시청사 이전 공지 - 주소 …", "보건소 신축 이전
 #: 알림"): the notice is the institution's, and so is the address it gives.
 _NOTICE = (
-    r"(?:\s?(?:주소\s?)?(?:(?:청사\s?)?(?:이전|이사|신축|임시|개관|재개관|확장|변경)\s?){1,2}"
+    r"(?:\s?(?:주소\s?)?(?:(?:청사\s?)?(?:이전|이사|신축|임시|개관|재개관|확장|변경|관람|이용|민원)\s?){1,2}"
     r"(?:안내|공지|알림|소식)"
     r"(?:문|드립니다|합니다)?)?"
 )
@@ -137,8 +157,8 @@ _NEW = r"(?:(?:새|신|구|바뀐|변경된|옮긴|이전한|이전된|이전할
 #: which a notice writes before the road and the detector leaves out of the span. A word
 #: such as 근처, 옆, 앞, 건너편 is none: "시청 근처 서울 중구 …" is someone's address.
 _SEP_WORD = (
-    r"[\s(:：,\-–—―/|]|" + _NEW + r"주소(?:는|지는?)?|소재지(?:는)?|위치(?:는)?"
-    r"|(?:찾아\s?)?오시는\s?길"
+    r"[\s(:：,\-–—―/|]|" + _NEW + r"(?:도로명\s?|지번\s?)?주소(?:는|지는?)?"
+    r"|소재지(?:는)?|위치(?:는)?|(?:찾아\s?)?오시는\s?길"
 )
 #: The institution's own number, labelled, between its name and its address: "…공항 안내
 #: 1577-… / 주소 …", "…병원 대표번호 1688-…, 서울 …", "…시청 대표전화는 062-…이며, 주소는 …".
@@ -147,12 +167,12 @@ _CONTACT = (
     r"\s?[:：]?\s?(?:\(?\d{2,4}\)?[\-.\s]?)?\d{3,4}[\-.]\d{4}(?:이며|이고)?)"
 )
 _INSTITUTION_SEP = (
-    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가)?(?:" + _CONTACT + r")?" + _NOTICE
+    r"(?:" + _BRANCH + r"){0,2}(?:은|는|이|가|의)?(?:" + _CONTACT + r")?" + _NOTICE
     + r"(?P<sep>(?:" + _SEP_WORD + r")*)"
     r"(?:(?:" + _PROVINCE + r")\s)?"
     r"(?:" + _MASK + r"(?:[가-힣]{0,3}(?:시|도|군|구|읍|면|동|리))?\s)*"
 )  # fmt: skip
-_INSTITUTION_BEFORE = re.compile(_INSTITUTION_WORD_AT_RUN + _INSTITUTION_SEP + r"$")
+_INSTITUTION_BEFORE = re.compile(_ADDRESS_WORD_AT_RUN + _INSTITUTION_SEP + r"$")
 #: A hospital's name before its own address ("세브란스병원 서울 서대문구 연세로 50-1 대표전화
 #: …"): kept only with no ward, room or admission word near (`_WARD_NEAR`), which would
 #: make it a patient's whereabouts; a named hospital only ("병원은 부전동 …에 있습니다", "우리
@@ -166,8 +186,14 @@ _WARD_NEAR = re.compile(r"병동|병실|호실|입원|중환자실|응급실|면
 #: A bare unit after the institution's bracketed address:
 #: "…캠퍼스(서울 관악구 관악로 1) 301동 118호".
 _INSTITUTION_UNIT_BEFORE = re.compile(
-    _INSTITUTION_WORD_AT_RUN + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$"
+    _ADDRESS_WORD_AT_RUN + _INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$"
 )
+#: A lecture room given by its campus building: a bare unit after a building word of a
+#: campus (공학관, 인문관, 제2과학관) and before a teaching room's word (강의실, 실습실 …):
+#: "공학관 301동 412호 강의실". A dormitory's room (생활관, 기숙사) is its student's
+#: (`_RESIDENCE_NEAR`), and a 연구실 is a professor's office: neither is read so.
+_CAMPUS_BUILDING_BEFORE = re.compile(r"(?<![가-힣])[가-힣0-9]{1,6}관\s?$")
+_TEACHING_ROOM_AFTER = re.compile(r"\s?(?:대?강의실|실습실|실험실|세미나실|강당|열람실)")
 #: The new address after the old one and an arrow: "본교 주소 변경 안내: 구 주소 가람동 1번지
 #: → 신 주소 가람로 5": both are the institution's.
 _MOVED_ARROW = r"(?:→|->|⇒|➡)"
@@ -213,13 +239,15 @@ def institution_address(text: str, start: int, end: int) -> bool:
         m = _HOSPITAL_BEFORE.search(before)
     if m is None and named and text[start].isdigit():  # only a bare unit starts with its number
         m = _INSTITUTION_UNIT_BEFORE.search(before)
+    if m is None and text[start].isdigit() and _TEACHING_ROOM_AFTER.match(text, end):
+        m = _CAMPUS_BUILDING_BEFORE.search(before)
     if m is None and re.search(_MOVED_ARROW, before):
         m = _INSTITUTION_MOVED_BEFORE.search(text, max(0, start - 2 * _WINDOW), start)
     if m is None:
         return False
     if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or LIVES_AFTER.match(text, end):
         return False
-    sep = m.group("sep")
+    sep = m.groupdict().get("sep") or ""
     return not ("주소" in sep and ":" in sep and _LABEL_BEFORE.search(before, 0, m.start()))
 
 

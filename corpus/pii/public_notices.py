@@ -65,6 +65,15 @@ _AREA_AFTER = re.compile(r"\s?일원(?:에서|의|에|으로|을|은|이)?(?![�
 _PUBLIC_LAND_AFTER = re.compile(
     r"\s?(?:(?:일대|일원)(?:의)?\s?)?(?:국공유지|국유지|공유지|시유지|도유지|구유지|군유지)"
 )
+#: A redevelopment's or a city plan's words: "… 일대 정비구역 지정", "재개발 조합은 … 철거",
+#: "…정비구역 제1지구(… 일대)": a plan names an area, no one's home in it.
+_PLANNING = r"(?:정비\s?(?:구역|계획|사업)|재개발|재건축|도시\s?계획|지구\s?단위\s?계획)"
+_PLANNING_WORD = re.compile(_PLANNING)
+#: A plan right after the address and its area word: "68-1 일대 정비구역 지정안".
+_AREA_PLAN_AFTER = re.compile(r"\s?일대(?:의|에|가|를)?\s?" + _PLANNING)
+#: An area or a range right after an address that a plan on its line names: "… 72-10 일대)",
+#: "12-45번지부터 12-80번지까지".
+_RANGE_AFTER = re.compile(r"\s?(?:일대|일원|(?:에서)?부터|[~∼])")
 #: What stands between a notice's heading and its address on one line.
 _LINE_WINDOW = 80
 
@@ -102,6 +111,8 @@ def notice_address(text: str, start: int, end: int) -> bool:
     if _AREA_AFTER.match(text, end):
         return True
     lo, line = _line_before(text, start)
+    if _planning_area(text, lo, start, end):
+        return True
     land = _PUBLIC_LAND_AFTER.match(text, end)
     if land is not None:
         return not LIVES_AFTER.match(text, land.end()) and not _personal_between(text, lo, start)
@@ -117,6 +128,23 @@ def notice_address(text: str, start: int, end: int) -> bool:
         if m is not None:
             return not _personal_between(text, lo + m.start(), start)
     return False
+
+
+def _planning_area(text: str, lo: int, start: int, end: int) -> bool:
+    """True when the address text[start:end] is an area a redevelopment or a city plan names:
+    a plan right after its area word (`_AREA_PLAN_AFTER`), or a plan's words earlier on its
+    line and an area or a range right after it (`_RANGE_AFTER`). Not with a person, a home
+    or the speaker's own on the line before it ("제 집 … 일대 정비구역"), which makes it a
+    home in the area."""
+    if _AREA_PLAN_AFTER.match(text, end) is None:
+        if _RANGE_AFTER.match(text, end) is None or not _PLANNING_WORD.search(text, lo, start):
+            return False
+    return not _personal_between(text, lo, start) and not _LIVED.search(text, lo, start)
+
+
+#: Someone's life at a place, said before it: "… 1087번지에서 30년을 살았습니다. 그런데 …
+#: 1087번지 일대가 재개발된다며" (a real petition's home, named again before its plan).
+_LIVED = re.compile(r"살았|살던|살다|거주|이사|전세|월세|자가|세입자|집주인")
 
 
 #: A nationwide number on the line, then its label's pair: "TEL:1544-… (대표) / FAX:".
