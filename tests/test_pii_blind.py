@@ -48,7 +48,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "pii"
 #: blind8: "필로티 주차장" after a floor (a place in the building, not its address) and a
 #: lot said in Korean numerals, "삼백오십일 다시 이 번지"; blind9: a lot in Hanja numerals,
 #: English-order addresses, a complex's short name or a spaced road name before a copy whose
-#: inner part is detected ("솔내 112동 1504호"), the births branch s17-b9birth reads;
+#: inner part is detected ("솔내 112동 1504호"), the births the reverted merge ee5e71e reads;
 #: blind7, after the
 #: fixes of its first run: addresses wholly in Hanja, "면목동 일삼오-팔", OCR-spaced digits
 #: "효자동 5 6 7 - 2" ("목 동 905 …" is read since blind8), a unit "402-1101" after a lot,
@@ -100,7 +100,7 @@ SETS = {
     # the ninth set: the three weakest forms and 200 negatives, written to find shapes the
     # rules miss (session 17); its one changed negative is no policy but a miss left: a
     # barcode read as a resident number whose birth date would be in 2088; its births are
-    # read by branch s17-b9birth, not merged for its cost (docs/pii.md), so 17 are missed
+    # read by the rules of merge ee5e71e, reverted for their cost (docs/pii.md), so 17 missed
     # and a move-in date in a table row is read as a birth (one wrong span)
     "blind9": {"path": FIXTURES / "blind9.jsonl", "per_form": 30, "negatives": 200,
                "forms": ("repeated_address", "address_tail", "birth_two_digit"),
