@@ -2,7 +2,7 @@
 before they were made faster.
 
 `_INSTITUTION_BEFORE` and `_INSTITUTION_UNIT_BEFORE` now try a name that may follow other
-syllables only where a run of syllables starts (`_INSTITUTION_WORD_AT_RUN`), and are not
+syllables only where a run of syllables starts (`_ADDRESS_WORD_AT_RUN`), and are not
 searched at all where no piece of an institution word is (`_INSTITUTION_PIECE`). Both are
 compared here with the patterns as they were (`INSTITUTION_WORD`, tried at every position):
 the same match, span and groups, on generated windows and on the 48 characters before every
@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from corpus.datadir import resolve_data_dir
 from corpus.pii import institutions as inst
 
-_OLD_BEFORE = re.compile(inst.ADDRESS_WORD + inst._INSTITUTION_SEP + r"$")
-_OLD_UNIT = re.compile(inst.ADDRESS_WORD + inst._INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
+_EVERYWHERE = inst._address_word(r"[가-힣]*")  # the words tried at every position
+_OLD_BEFORE = re.compile(_EVERYWHERE + inst._INSTITUTION_SEP + r"$")
+_OLD_UNIT = re.compile(_EVERYWHERE + inst._INSTITUTION_SEP + r"\([^()]{2,40}\)\s?$")
 _PAIRS = [(_OLD_BEFORE, inst._INSTITUTION_BEFORE), (_OLD_UNIT, inst._INSTITUTION_UNIT_BEFORE)]
 
 

@@ -73,29 +73,29 @@ def _institution_word(run: str) -> str:
 
 
 INSTITUTION_WORD = _institution_word(r"[가-힣]*")
-#: The same words for a search that must end at the end of its string (`_INSTITUTION_BEFORE`):
-#: a name that may follow other syllables is tried only where a run of syllables starts.
-#: The leftmost match is the same (a name found inside a run is found from the run's start,
-#: its syllables read by the run), and the search no longer tries every syllable before an
-#: address as a start.
-_INSTITUTION_WORD_AT_RUN = _institution_word(r"(?<![가-힣])[가-힣]*")
 #: Public places whose address, but not number, is read as public, named before it: a
 #: station (…역 after two syllables or more; not …지역, …구역 but for …입구역, not 징역,
-#: 무역, 번역, 영역 …), a
-#: traditional market (…시장), a domed stadium (…돔), a park or a forest (…공원, …숲), a
-#: convention centre by its name (코엑스, 킨텍스 …): "서울역은 서울 용산구 …", "고척스카이돔
-#: (구로구 …)". Each needs a syllable before its word; "역 근처 …에 살아요" stays a home
-#: (`LIVES_AFTER`, and 근처 is no separator).
+#: 무역, 번역, 영역 …), a traditional market (…시장), a domed stadium (…돔), a park or a
+#: forest (…공원, …숲), a convention centre by its name (코엑스, 킨텍스 …): "서울역은 서울
+#: 용산구 …", "고척스카이돔 (구로구 …)". Each needs a syllable before its word; "역 근처
+#: …에 살아요" stays a home (`LIVES_AFTER`, and 근처 is no separator).
 _STATION = r"(?<=[가-힣]{2})역(?<![영무권교번통징병복노배광]역)(?<!지역)(?<!(?<!입)구역)"
 _PLACES = rf"(?<=[가-힣])(?:{_STATION}|시장|돔|공원|숲)"
 _VENUES = "코엑스|킨텍스|벡스코|엑스코|세텍|aT센터|DDP"
-#: The institution words and public places read before an address (`_ADDRESS_WORD_AT_RUN`
-#: is the same search, tried only where a run of syllables starts).
-ADDRESS_WORD = rf"(?:{INSTITUTION_WORD}|[가-힣]*{_PLACES}|(?<![가-힣A-Za-z])(?:{_VENUES}))"
-_ADDRESS_WORD_AT_RUN = (
-    rf"(?:{_INSTITUTION_WORD_AT_RUN}|(?<![가-힣])[가-힣]*{_PLACES}"
-    rf"|(?<![가-힣A-Za-z])(?:{_VENUES}))"
-)
+
+
+def _address_word(run: str) -> str:
+    """The institution words and public places read before an address, each name that may
+    follow other syllables led by `run` (`_institution_word`)."""
+    return rf"(?:{_institution_word(run)}|{run}{_PLACES}|(?<![가-힣A-Za-z])(?:{_VENUES}))"
+
+
+#: The same words for a search that must end at the end of its string (`_INSTITUTION_BEFORE`):
+#: a name that may follow other syllables is tried only where a run of syllables starts.
+#: The leftmost match is the same as with ``[가-힣]*`` tried at every position (a name found
+#: inside a run is found from the run's start, its syllables read by the run), and the
+#: search no longer tries every syllable before an address as a start.
+_ADDRESS_WORD_AT_RUN = _address_word(r"(?<![가-힣])[가-힣]*")
 #: A piece of text that every institution word or public place holds: where none is, none
 #: matches, and the searches for one are not made (nearly every address: about 30 µs each
 #: before).
