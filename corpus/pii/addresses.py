@@ -139,8 +139,9 @@ def generate_address(value: str, rng: random.Random) -> str:
 
 def _complex_address(value: str, rng: random.Random) -> str:
     """An address with no house number: a complex and its unit after a neighbourhood
-    ("세종시 보람동 호려울마을 7단지 704동 1502호") keeps its complex and gets another
-    neighbourhood and numbers; anything else becomes a plain gazetteer address."""
+    ("세종시 보람동 호려울마을 7단지 704동 1502호") keeps its complex's kind and gets another
+    neighbourhood, name (`_renamed`) and numbers; anything else becomes a plain gazetteer
+    address."""
     tail = _BUILDING_TAIL.search(value)
     if tail is None or tail.start() == 0:
         return plain_address(rng)
