@@ -1,9 +1,15 @@
 """What the PII tests ask of a pseudonymiser's output and of the scan, in one place: a text
 whose values are all kept as public (unchanged, counted), or all replaced (none kept); the
-values the fast scan finds, the reference scan finding the same."""
+values the fast scan finds, the reference scan finding the same; real Wikipedia text with
+the start of each number in it, for tests of what reads around a number."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
+from corpus.datadir import resolve_data_dir
 from corpus.pii.generate import Pseudonymizer
 from corpus.pii.scan import Scanner
 
@@ -30,3 +36,16 @@ def found_alike(text: str) -> list[tuple[str, str]]:
     spans = _FAST.find(text)
     assert spans == _PLAIN.find(text), text
     return [(text[s.start : s.end], s.type) for s in spans]
+
+
+def kowiki_numbers(name: str, chars: int) -> tuple[str, list[int]]:
+    """The first `chars` characters of the shared kowiki file `name` and where each number
+    in them starts; the test is skipped without the shared data."""
+    try:
+        path = resolve_data_dir() / "corpus" / "kowiki" / "AA" / name
+        text = path.read_text(encoding="utf-8")[:chars]
+    except (FileNotFoundError, OSError):
+        pytest.skip("no shared data")
+    starts = [m.start() for m in re.finditer(r"(?<![0-9])[0-9]", text)]
+    assert len(starts) > 1000
+    return text, starts

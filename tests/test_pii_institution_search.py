@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus.datadir import resolve_data_dir
 from corpus.pii import institutions as inst
+from tests.pii_checks import kowiki_numbers
 
 _EVERYWHERE = inst._address_word(r"[가-힣]*")  # the words tried at every position
 _OLD_BEFORE = re.compile(_EVERYWHERE + inst._INSTITUTION_SEP + r"$")
@@ -66,12 +66,6 @@ def test_the_examples_hold_matches() -> None:
 
 
 def test_real_windows_match_alike() -> None:
-    try:
-        root = resolve_data_dir() / "corpus" / "kowiki" / "AA" / "wiki_01"
-        text = root.read_text(encoding="utf-8")[:300_000]
-    except (FileNotFoundError, OSError):
-        pytest.skip("no shared data")
-    starts = [m.start() for m in re.finditer(r"(?<![0-9])[0-9]", text)]
-    assert len(starts) > 1000
+    text, starts = kowiki_numbers("wiki_01", 300_000)
     for s in starts:
         _same(text[max(0, s - 48) : s])

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus.datadir import resolve_data_dir
 from corpus.pii.address_rules import _LEAD_PUNCT, WordsBefore, _line_joins
 from corpus.pii.old_addresses import field_cut, hanja_unit
+from tests.pii_checks import kowiki_numbers
 
 _TOKEN = re.compile(r"[^\s]+")
 
@@ -107,13 +107,7 @@ def test_examples(text: str, want: list[str]) -> None:
 
 
 def test_real_lines_read_the_same() -> None:
-    try:
-        root = resolve_data_dir() / "corpus" / "kowiki" / "AA" / "wiki_00"
-        text = root.read_text(encoding="utf-8")[:400_000]
-    except (FileNotFoundError, OSError):
-        pytest.skip("no shared data")
-    numbers = [m.start() for m in re.finditer(r"(?<![0-9])[0-9]", text)]
-    assert len(numbers) > 1000
+    text, numbers = kowiki_numbers("wiki_00", 400_000)
     for s in numbers:
         lo = max(0, s - 80)
         assert _lazy_whole(text, lo, s) == _eager(text, lo, s), text[lo:s]
