@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from corpus.pii.scanned_forms import ELSEWHERE_BEFORE, birth_elsewhere
+from corpus.pii.scanned_forms import BIRTH_HEADER, ELSEWHERE_BEFORE, birth_elsewhere, header_cell
 from corpus.pii.spoken_dates import as_digits, is_spoken
 from corpus.pii.validators import DASHES, is_calendar_date
 
@@ -25,13 +25,16 @@ from corpus.pii.validators import DASHES, is_calendar_date
 #: not 발생년, 탄생년, 재생년, 학생년). A birthday
 #: that is celebrated ("75세 생일인", "생일 파티") dates the party, not the birth.
 _BIRTH_LABEL = re.compile(
-    # the lookbehinds after the literal: cheap
-    r"생년(?<![발탄재회학]생년)|생일(?<![발재회위]생일)(?<![세살째회] 생일)"
-    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))|D\.?O\.?B"
+    # the lookbehinds after the literal: cheap; one test of 생 for its three words
+    r"생(?:년(?<![발탄재회학]생년)|일(?<![발재회위]생일)(?<![세살째회] 생일)"
+    r"(?!\s?(?:인|이던|이었던|을|에|파티|잔치|축하|기념|선물))"
+    # an elder's birthday, said with honour: "아버지 생신이 음력 46년 2월 3일인데" (a word of
+    # its own: not 회생신청, 재생신호; not "생신 잔치", "생신 때", "생신날": the celebration)
+    r"|신(?<![가-힣]생신)(?!\s?(?:인|이던|을|에|때|날|파티|잔치|축하|기념|선물|상|모임)|[가-힣]{2})"
+    r"| 년 월 일)|D\.?O\.?B"  # "생 년 월 일": spelled out by voice input
     # "My wife was born 90년 5월 7일": right before the date (not a title, "Born This Way")
     r"|[Bb](?:irth|orn(?<![A-Za-z][Bb]orn)(?: on| in)?\s?$)"
     r"|dob(?<![A-Za-z]dob)(?![A-Za-z])"  # typed in lowercase: "dob: 97년 5월 13일"
-    r"|생 년 월 일"  # spelled out by voice input
     r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
 )
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
@@ -103,12 +106,36 @@ _DATE_WORDS = re.compile(r"[년월일]")
 _CJK_DATE = str.maketrans("年月日", "년월일")
 
 
+#: A scan's letters for digits in a date with no date word ("97.O2.l4"): O for 0, l and I for 1.
+_OCR_DIGITS = str.maketrans("OolI", "0011")
+
+
+def year_last(value: str) -> bool:
+    """True for a ``dd/mm/yy`` or ``mm/dd/yy`` date ("11/05/85", after "Date of birth"):
+    two-digit fields between slashes that are no ``yy/mm/dd`` calendar date but are with
+    the year last. A date that reads both ways is read year first, as Korean forms write it."""
+    parts = value.split("/")
+    if len(parts) != 3 or any(len(p) != 2 or not p.isdigit() for p in parts):
+        return False
+    a, b, c = (int(p) for p in parts)
+    if any(is_calendar_date(cy + a, b, c) for cy in (1900, 2000)):
+        return False
+    return any(is_calendar_date(1900 + c, mo, d) for d, mo in ((a, b), (b, a)))
+
+
 def date_fields(value: str) -> tuple[str, str, str] | None:
     """(year, month, day) as digit strings, or None; day is "" for a month-only date.
 
     A month and day said in numerals ("89년 구월 십구일", `corpus.pii.spoken_dates`) are
-    read as their digits."""
+    read as their digits; a date with no date word is read without its spaces and with a
+    scan's O and l as 0 and 1 ("8 6 . 0 2 . 1 1", "97.O2.l4"), and year last where only
+    that reads (`year_last`)."""
     value = value.translate(_CJK_DATE)
+    if "년" not in value and "월" not in value:
+        value = value.replace(" ", "").translate(_OCR_DIGITS)
+        if year_last(value):
+            d, mo, y = value.split("/")
+            return (y, mo, d) if is_calendar_date(1900 + int(y), int(mo), int(d)) else (y, d, mo)
     if is_spoken(value):
         value = as_digits(value)
     parts = _DIGIT_RUN.findall(value)
@@ -441,9 +468,9 @@ def year_apostrophe(text: str, s: int, e: int, floor: int) -> int:
 #: A record line's field separator before or after the date.
 _FIELD_MARKS = frozenset("/|")
 #: What says a record line is about a person: name, sex, age, residence, a masked name.
-_PERSON_FIELD = re.compile(
+PERSON_FIELD = re.compile(
     r"이름|성명|성함|환자|신상|인적|성별|나이|거주|직업|혈액형|\d{1,3}\s?세|[가-힣][O○◯*]{2}"
-    r"|(?:^|[/|:,]\s?)(?:남|여|남성|여성|男|女)\s?(?:[/|,]|$)"
+    r"|(?:^|[/|:,\]]\s?)(?:남|여|남성|여성|男|女)\s?(?:[/|,]|$)"  # "[프로필] 남 / …"
 )
 #: A field next to the date that makes it the date of an event: a timetable or a case log
 #: ("일정 / 24년 3월 2일 / 개강", "접수일: … / …").
@@ -459,7 +486,8 @@ def birth_record(text: str, s: int, e: int) -> bool:
 
     "이름 김OO / 66년 11월 28일 / 서울 거주", "환자 정보: 남 / 77년 9월 23일 / 당뇨": the
     date stands between ``/`` or ``|`` (or ends the line), and the line names a person
-    (`_PERSON_FIELD`). Not when a field next to it dates an event (`_EVENT_FIELD`:
+    (`PERSON_FIELD`). Not under a table's header that names its column otherwise
+    ("성명 | 주소 | 입주일"). Not when a field next to it dates an event (`_EVENT_FIELD`:
     "일정 / 24년 3월 2일 / 개강", "발생일: … / 접수일: …").
     """
     c = text[s - 1 : s]
@@ -477,8 +505,11 @@ def birth_record(text: str, s: int, e: int) -> bool:
     prev, nxt = fields[-1], re.split(r"\s?[/|]\s?", after[1:].strip())[0]
     if _EVENT_FIELD.search(prev) or _EVENT_FIELD.search(nxt):
         return False
+    header = header_cell(text, s, c)
+    if header is not None and not BIRTH_HEADER.search(header):
+        return False  # a table's row: its column is named, and not a birth ("| 입주일")
     line = text[lo:s] + " " + text[e:hi]
-    return _PERSON_FIELD.search(line) is not None
+    return PERSON_FIELD.search(line) is not None
 
 
 #: A correction right before the date: "생년월일이 … 로 되어 있는데 실제로는 64년 11월 13일".
@@ -531,9 +562,10 @@ def one_person_month(text: str, value: str, e: int) -> bool:
     """False for a month-only date that names a cohort ("23년 3월생 아기 모임", "…월생들").
 
     A date with its day is always True; a month-only one (matched only before 생 or
-    출생) needs 생 to go on as one person's predicate (`_MONTH_BIRTH_NEXT`).
+    출생, or 경) needs 생 to go on as one person's predicate (`_MONTH_BIRTH_NEXT`); "…월경"
+    ("생년월일 85년 06월경") is about when one person was born, as its context said.
     """
-    if not value.endswith("월"):
+    if not value.endswith("월") or text[e : e + 1] == "경":
         return True  # a day ends the date
     k = e + 2 if text[e : e + 1] == "출" else e + 1
     return text[k : k + 1] in _MONTH_BIRTH_NEXT

@@ -23,7 +23,7 @@ import string
 from collections.abc import Callable, Iterable
 
 from corpus.pii.addresses import core_of, generate_address, plain_address, tail_copy
-from corpus.pii.birthdates import date_fields
+from corpus.pii.birthdates import date_fields, year_last
 from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
 from corpus.pii.detectors import (
     MAIL_DOMAINS,
@@ -388,11 +388,8 @@ def gen_plate(value: str, rng: random.Random) -> str:
 def gen_birth_date(value: str, rng: random.Random) -> str:
     if "년" in value or "年" in value:  # "6 9 년 0 8 월 1 7 일", "7O년 4월 1일", "67年 4月 8日"
         return _gen_year_month_day(value, rng)
-    parts = re.findall(r"\d+", value)
-    if len(parts) == 1:  # 19900305 or 900305
-        d = parts[0]
-        parts = [d[:-4], d[-4:-2], d[-2:]]
-    y, mo, da = parts
+    # the fields as read: no spaces, a scan's O and l as digits, "11/05/85" year last
+    y, mo, da = date_fields(value)
     while True:  # the year within the age window, the date a real one
         if len(y) == 4:
             ny = str(_near_year(int(y), rng, 1900, 2099))
@@ -403,11 +400,17 @@ def gen_birth_date(value: str, rng: random.Random) -> str:
         year = int(ny) if len(ny) == 4 else 1900 + int(ny)
         if is_calendar_date(year, int(nmo), int(nda)):
             break
-    new = ny + nmo + nda
-    if len(re.findall(r"\d+", value)) == 1:
-        return _put_digits(value, new)
-    it = iter([ny, nmo, nda])
-    return re.sub(r"\d+", lambda _: next(it), value)
+    if year_last(value):  # written day (or month) first: the drawn fields in that order
+        first, second = (nda, nmo) if value.split("/")[0] == da else (nmo, nda)
+        return _put_date_digits(value, first + second + ny)
+    return _put_date_digits(value, ny + nmo + nda)
+
+
+def _put_date_digits(value: str, digits: str) -> str:
+    """`value` with `digits` written over its digits and a scan's letters for digits
+    ("97.O2.l4" -> "93.05.21"), everything else kept; the drawn fields keep the widths."""
+    it = iter(digits)
+    return "".join(next(it) if c.isdigit() or c in "OolI" else c for c in value)
 
 
 def _gen_year_month_day(value: str, rng: random.Random) -> str:

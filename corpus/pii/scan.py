@@ -166,7 +166,7 @@ _DIGIT_GATE = (
     # its first syllable, a look back for 년, then 월 (without the 월, "1990년 이후" and the
     # like passed the gate and cost 4% of the scan; as written, nothing measurable)
     + SPOKEN_MONTH_START
-    + "[일이]?월)|"
+    + r"[일이]?월)|윤\d|[OolI][\dOolI]|"  # a leap month "53년 윤4월", a scan's "97.O2.l4"
     + SPOKEN_MONTH_START
     + r"(?:(?<=[년年].)|(?<=[년年]\s.))[일이]?월)"
     + "|"

@@ -23,6 +23,8 @@ _LABEL = re.compile(
     r"생년월일|생일(?<![발재회위]생일)(?!\s?(?:파티|잔치|축하|기념|선물|케이크|이벤트))"
     r"|D\.?O\.?B|[Bb]irth(?!day (?:party|cake))|生年月日|出生"
 )
+#: The same, as `corpus.pii.birthdates.birth_record` reads a table column's header.
+BIRTH_HEADER = _LABEL
 #: A speaker's name and colon that opens a dialogue turn ("환자: ", "고객 : ", "A: ").
 _TURN_HEAD = re.compile(r"[^\s:：]{1,8}\s?[:：]\s?")
 #: How far back the previous turn may start (one spoken request).
@@ -60,18 +62,15 @@ def answered_birth(text: str, s: int) -> bool:
     return _LABEL.search(text, before, line - 1) is not None
 
 
-def column_birth(text: str, s: int, e: int) -> bool:
-    """True when the date at `s:e` fills a table cell whose header names a birth label.
+def header_cell(text: str, s: int, sep: str) -> str | None:
+    """The header of the table column the cell at `s` sits in (cells split by `sep`), or None.
 
-    The date must be a whole cell (a separator or line edge on both sides); the header
-    is the nearest row above, within `_HEADER_ROWS`, with no digit in it.
+    The header is the nearest row above, within `_HEADER_ROWS`, that holds `sep` and no
+    digit; None with no such row or one with fewer cells.
     """
-    sep = text[s - 1 : s]
-    if sep not in _CELL_SEPARATORS or text[e : e + 1] not in (sep, "\n", ""):
-        return False
     line = text.rfind("\n", 0, s) + 1
     if line == 0:
-        return False
+        return None
     column = text.count(sep, line, s)
     end = line - 1
     for _ in range(_HEADER_ROWS):
@@ -79,11 +78,24 @@ def column_birth(text: str, s: int, e: int) -> bool:
         row = text[start:end]
         if sep in row and not any(c.isdigit() for c in row):
             cells = row.split(sep)
-            return column < len(cells) and _LABEL.search(cells[column]) is not None
+            return cells[column] if column < len(cells) else None
         if start == 0:
-            return False
+            return None
         end = start - 1
-    return False
+    return None
+
+
+def column_birth(text: str, s: int, e: int) -> bool:
+    """True when the date at `s:e` fills a table cell whose header names a birth label.
+
+    The date must be a whole cell (a separator or line edge on both sides); the header
+    is `header_cell`'s.
+    """
+    sep = text[s - 1 : s]
+    if sep not in _CELL_SEPARATORS or text[e : e + 1] not in (sep, "\n", ""):
+        return False
+    header = header_cell(text, s, sep)
+    return header is not None and _LABEL.search(header) is not None
 
 
 def noted_label_birth(text: str, s: int) -> bool:
