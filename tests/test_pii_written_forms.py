@@ -15,7 +15,7 @@ from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
 from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
 from corpus.pii.scan import Scanner, written_forms
-from corpus.pii.validators import DASH_LOOKALIKES, global_ip, rrn_checksum_ok
+from corpus.pii.validators import DASH_LOOKALIKES, global_ip, rrn_check_digit, rrn_checksum_ok
 from corpus.pii.width import fold
 from corpus.pseudonymize import fields_to_scan
 from tests.pii_checks import found_alike
@@ -510,6 +510,31 @@ def test_a_barcode_is_no_resident_number(i):
     assert found_alike(f"포장지에 {korean} 이라고 적혀 있어요") == []  # GS1 Korea's prefix
     # a resident-number word near it: read as one whatever else says barcode
     assert [k for _, k in found_alike(f"주민번호 {korean} 입니다")] == ["rrn"]
+
+
+def _rrn_not_ean(prefix: str) -> str:
+    """A 13-digit run that is a valid resident number (date, sex digit, old check digit) and
+    no valid EAN: a made-up or mistyped barcode that a resident number's checks accept."""
+    while True:
+        body = prefix + _number(12 - len(prefix))
+        month, day = f"{_RNG.randint(1, 9):02d}", f"{_RNG.randint(1, 28):02d}"
+        body = (body[:2] + month + day + "1" + body[7:])[:12]
+        code = body + str(rrn_check_digit(body))
+        if body.startswith(prefix) and code != _ean(body):
+            return code
+
+
+@pytest.mark.parametrize("i", range(8))
+def test_a_barcode_word_makes_a_13_digit_run_a_barcode_whatever_its_check_digit(i):
+    """ "상품 바코드 8801234567890을 …" (the ninth blind set's): no valid EAN, but a valid
+    resident number; the barcode word says what it is."""
+    code = _rrn_not_ean(_RNG.choice(["880", "49", "87"]))
+    assert rrn_checksum_ok(code)
+    word = _RNG.choice(["바코드", "EAN", "상품코드", "제품 코드"])
+    assert found_alike(f"상품 {word} {code}을 스캐너에 인식시키면") == []
+    # with no barcode word the resident number's checks decide; a resident-number word wins
+    assert [k for _, k in found_alike(f"번호 {code} 입니다")] == ["rrn"]
+    assert [k for _, k in found_alike(f"주민번호 바코드 {code} 입니다")] == ["rrn"]
 
 
 @pytest.mark.parametrize("i", range(5))

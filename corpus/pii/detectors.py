@@ -407,13 +407,16 @@ _KOREAN_GS1 = "880"
 
 
 def _barcode(text: str, s: int, e: int, digits: str) -> bool:
-    """True when a bare 13-digit run is a product barcode, not a resident number: a valid
-    EAN check digit, and a barcode word near it or GS1 Korea's 880 prefix, and no
-    resident-number word near it (a resident number passes the EAN check one time in ten,
+    """True when a bare 13-digit run is a product barcode, not a resident number: no
+    resident-number word near it, and a barcode word near it ("상품 바코드 880…", whatever
+    its check digit: a made-up or mistyped barcode is still one) or a valid EAN check digit
+    with GS1 Korea's 880 prefix (a resident number passes the EAN check one time in ten,
     so the check alone says nothing)."""
-    if not ean13_ok(digits) or near(text, s, e, _RRN_CONTEXT):
+    if near(text, s, e, _RRN_CONTEXT):
         return False
-    return digits.startswith(_KOREAN_GS1) or near(text, s, e, _BARCODE_CONTEXT)
+    if near(text, s, e, _BARCODE_CONTEXT):
+        return True
+    return digits.startswith(_KOREAN_GS1) and ean13_ok(digits)
 
 
 def _make_rrn_accept(sex_digits: str):
