@@ -120,3 +120,31 @@ def test_a_day_first_pseudonym_keeps_its_order():
     day, month, year = value.split("/")
     assert value != "23/09/79", new
     assert is_calendar_date(1900 + int(year), int(month), int(day)), new
+
+
+def test_the_label_prefilter_names_every_first_character_of_a_birth_label():
+    """`birth_context` searches for a birth label only where 생 or one of
+    `_LABEL_OTHER_FIRST`'s characters is: every alternative of `_BIRTH_LABEL` must start
+    with one of them, or a label would be skipped."""
+    import re._parser as sre_parse
+
+    from corpus.pii import birthdates
+
+    (op, av), *_ = sre_parse.parse(birthdates._BIRTH_LABEL.pattern)
+    assert op is sre_parse.BRANCH
+    firsts = set()
+    for branch in av[1]:
+        first_op, first_av = branch[0]
+        if first_op is sre_parse.LITERAL:
+            firsts.add(chr(first_av))
+        else:
+            assert first_op is sre_parse.IN, branch
+            firsts |= {chr(v) for kind, v in first_av if kind is sre_parse.LITERAL}
+            assert all(kind is sre_parse.LITERAL for kind, _ in first_av), branch
+    allowed = {"생"} | set(birthdates._LABEL_OTHER_FIRST.pattern.strip("[]"))
+    assert firsts <= allowed, firsts - allowed
+    # and a label the prefilter would skip were it wrong is found: one per first character
+    for text in ("생년월일 1990년 3월 5일", "DOB 1990년 3월 5일", "dob: 1990년 3월 5일",
+                 "Born 1990년 3월 5일", "birth 1990년 3월 5일", "生年月日 1990년 3월 5일",
+                 "出生 1990년 3월 5일"):  # fmt: skip
+        assert birthdates.birth_context(text, text.index("1990"), len(text)), text

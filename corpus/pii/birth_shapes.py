@@ -130,13 +130,13 @@ def _asked(text: str, s: int, e: int) -> bool:
     after = text[e + 1 : e + 2] if text[e : e + 1] == " " else text[e : e + 1]
     if after and after not in _ANSWER_FIRST:
         return False  # nearly every date: "…일에", "…일부터", "…, "
+    if _ANSWER_END.match(text, e) is None:
+        return False  # "…일 이후", "…일 오후": tested before the question, which is far back
     lo = max(0, s - _ASK_REACH)
     if text.find("생", lo, s) < 0:
         return False
     asks = list(_ASKED.finditer(text, lo, s))
-    if not asks or any(c.isdigit() for c in text[asks[-1].end() : s]):
-        return False
-    return _ANSWER_END.match(text, e) is not None
+    return bool(asks) and not any(c.isdigit() for c in text[asks[-1].end() : s])
 
 
 def month_in_record(text: str, s: int, e: int) -> bool:

@@ -37,6 +37,11 @@ _BIRTH_LABEL = re.compile(
     r"|dob(?<![A-Za-z]dob)(?![A-Za-z])"  # typed in lowercase: "dob: 97년 5월 13일"
     r"|生年月日|生日|出生"  # an old form's or a Chinese-character form's label
 )
+#: The characters other than 생 a `_BIRTH_LABEL` can start with: a window with neither
+#: holds no label.
+_LABEL_OTHER_FIRST = re.compile("[DBbd生出]")
+
+
 #: Words that must touch the date: "출생 1990.3.5", "생: 900305", "생) 76.10.10",
 #: "출생한 1963년 4월 8일".
 _BIRTH_TIGHT_BEFORE = re.compile(r"(?:출생|태생|(?<![가-힣])생|출생한|태어난)\s?[:：)]?\s?$")
@@ -83,7 +88,7 @@ _LIFESPAN = re.compile(
     r"\s?(?:\(음력[^()]{0,16}\))?\s?[~∼〜" + DASHES + r"]\s?"
     r"(?:\)|(?P<death>\d{4})\s?년\s?\d{1,2}\s?월\s?\d{1,2}\s?일\s?(?:\(음력[^()]{0,16}\))?\s?,?\s?\))"
 )
-_LIFESPAN_FIRST = frozenset(" (~∼〜-\u2010\u2013\u2014\u2212")
+LIFESPAN_FIRST = frozenset(" (~∼〜-\u2010\u2013\u2014\u2212")
 #: Words in the parenthesis before the date that make the range a term, not a life.
 _TERM_WORDS = re.compile(r"재위|재임|임기|집권|재직|활동|기간|시행|운영|방송|개최|존속")
 #: The name before an encyclopedic parenthesis that belongs to an organisation or event, or
@@ -191,7 +196,10 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     lo = max(0, s - 20)
     # the label must be in the same sentence; most dates have none in the 20 characters
     # before them at all, and then none in the sentence's part of them either
-    if _BIRTH_LABEL.search(text, lo, s) is not None:
+    # a label's first character looked for first (a third of the label's own search)
+    if (
+        text.find("생", lo, s) >= 0 or _LABEL_OTHER_FIRST.search(text, lo, s) is not None
+    ) and _BIRTH_LABEL.search(text, lo, s) is not None:
         lo = _sentence_start(text, lo, s)
         if _BIRTH_LABEL.search(text, lo, s) is not None:
             return True
@@ -200,8 +208,9 @@ def birth_context(text: str, s: int, e: int, tight: bool = False) -> bool:
     if tight:
         return _born_later_short(text, s, e)
     # a birth verb later in the same sentence, with no other date in between; not for the
-    # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death
-    return _born_later(text, s, e) is not None
+    # second date of a range ("1894년 10월 18일 - 1943년 12월 20일)"), which is a death (the
+    # verb looked for here first: nearly every date has none after it)
+    return _born_verb_after(text, e) and _born_later(text, s, e) is not None
 
 
 #: An era word before a two-digit year: "기원전 63년 9월 23일" is AD or BC 63, not 1963.
@@ -284,10 +293,21 @@ def _born_and_raised(text: str, s: int, later: re.Match) -> bool:
     return _SPEAKER_IN_SENTENCE.search(text, start, s) is not None
 
 
+#: How far after the date `_born_later` looks for the birth verb (one long sentence).
+_BORN_REACH = 200
+
+
+def _born_verb_after(text: str, e: int) -> bool:
+    """True when what every `_BORN_LATER` holds, 태어 or 출생, is within reach after `e`
+    (two substring searches: a pattern's search of the same is slower)."""
+    hi = e + _BORN_REACH
+    return text.find("태어", e, hi) >= 0 or text.find("출생", e, hi) >= 0
+
+
 def _born_later(text: str, s: int, e: int) -> re.Match | None:
     """The birth verb later in the same sentence, with no other date in between, or None."""
-    hi = min(len(text), e + 200)
-    if text.find("태어", e, hi) < 0 and text.find("출생", e, hi) < 0:
+    hi = min(len(text), e + _BORN_REACH)
+    if not _born_verb_after(text, e):
         return None  # the common case, before the sentence is looked at
     if _RANGE_BEFORE.search(text, max(0, s - 3), s):
         return None
@@ -321,7 +341,7 @@ def lifespan(text: str, s: int, e: int) -> bool:
     date within 125 years. A term ("재위: …") or a name that belongs to an
     organisation or event ("…정부(", "…대회(") is not a life.
     """
-    if text[e : e + 1] not in _LIFESPAN_FIRST:
+    if text[e : e + 1] not in LIFESPAN_FIRST:
         return False  # most dates go on with a particle or a comma
     life = _LIFESPAN.match(text, e)
     if life is None:

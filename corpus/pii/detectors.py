@@ -28,6 +28,7 @@ from corpus.pii.birth_shapes import (
     ninth_set_birth,
 )
 from corpus.pii.birthdates import (
+    LIFESPAN_FIRST,
     RECORD_OR_CORRECTION,
     birth_context,
     birth_date_valid,
@@ -643,9 +644,11 @@ def _accept_birth(text: str, m: re.Match, floor: int):
     if (
         not (
             birth_context(text, s, e, tight=short)
-            or (not short and lifespan(text, s, e))
+            # each after the character or word it needs (tested here: nearly every date
+            # has none, and a call costs more than the test)
+            or (not short and text[e : e + 1] in LIFESPAN_FIRST and lifespan(text, s, e))
             or registered_birth(text, s, e)  # "호적엔 51년 3월 5일로 올라가 있는디"
-            or year_born(text, value, e)  # "85년생 3월 7일 생일이고"
+            or ("년생" in value and year_born(text, value, e))  # "85년생 3월 7일 생일이고"
             # a record's field ("… / 66년 11월 28일 /"), a correction ("실제로는 64년 …"), a
             # table's birth column, a dialogue's answer ("환자: 73년 …")
             or (before in RECORD_OR_CORRECTION and marked_birth(text, s, e, before))
