@@ -383,8 +383,13 @@ def _combined(
     # dispatch on the class of the candidate character first: most are digits, then
     # letters, most of which are inside a word (where no letter-led pattern can start)
     gates_by_type = dict(_LETTER_GATES, email=_WRITTEN_EMAIL_GATE) if written else _LETTER_GATES
-    digit = _DIGIT_GATE + ("|" + _DIGIT_EMAIL_GATE if "email" in names else "")
-    letter = "|".join(g for name, g in gates_by_type.items() if name in names)
+    # the first pass (`hints`) needs no e-mail gate: an e-mail's "@" is a hint, where it
+    # gives up, and its local part starts after the point it rolls back to (`_rollback`)
+    mail = "email" in names and not hints
+    digit = _DIGIT_GATE + ("|" + _DIGIT_EMAIL_GATE if mail else "")
+    letter = "|".join(
+        g for name, g in gates_by_type.items() if name in names and (mail or name != "email")
+    )
     if hints:  # the letter-led hints start a word too ("(at)", " at ", ".kr")
         letter = "|".join(g for g in (letter, _LETTER_HINTS) if g)
     # each gate starts with its own class or literal, so `re` tries only the one (or none)
@@ -588,9 +593,10 @@ class Scanner:
            are False (they look for exactly `_HINTS`), so `_find_hinted` scans with
            ``_search[False, False]`` and never folds. That pattern and this one have
            the same detector groups in the same order and the same gates, save the
-           hints' own, so they match at the same positions with the same
-           ``lastgroup`` wherever no hint starts, and the two loops make the same
-           claims in the same order.
+           hints' own and the e-mail gates (which pass only before an "@", a hint: with
+           none in the text they never pass), so they match at the same positions with
+           the same ``lastgroup`` wherever no hint starts, and the two loops make the
+           same claims in the same order.
         """
         search = self._hinted
         candidates = self._candidates
