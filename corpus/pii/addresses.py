@@ -266,8 +266,21 @@ def tail_copy(written: str, value: str, pseudonym: str, rng: random.Random) -> s
     old, new = building_names(value), building_names(pseudonym)
     if len(old) == len(new):
         for name, drawn in sorted(zip(old, new, strict=True), key=lambda p: -len(p[0])):
-            out = out.replace(name, drawn)
+            if name in out:
+                out = out.replace(name, drawn)
+            else:  # the name shortened at the copy's start: "나릿재 4단지" for "나릿재마을4단지"
+                k = _shortened(out, name)
+                out = drawn[:k] + out[k:] if k else out
     return out
+
+
+def _shortened(copy: str, name: str) -> int:
+    """The length of `name`'s start that opens `copy` as a word of its own (two syllables
+    at least), or 0."""
+    k = 0
+    while k < min(len(copy), len(name)) and copy[k] == name[k]:
+        k += 1
+    return k if k >= 2 and copy[k : k + 1] in (" ", "") else 0
 
 
 def core_of(value: str) -> str | None:

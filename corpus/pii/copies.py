@@ -36,7 +36,7 @@ import bisect
 import re
 
 from corpus.pii.address_rules import COMPLEX_WORD
-from corpus.pii.addresses import building_parts, core_of, named_buildings
+from corpus.pii.addresses import building_names, building_parts, core_of, named_buildings
 from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
 
@@ -167,7 +167,15 @@ def _building_targets(value: str, key: str) -> list[tuple[str, str, str]]:
     """The targets of an address's building part and of its unit's digits (`targets`)."""
     parts, unit = building_parts(value)
     out = []
-    for part in parts:  # the longer first: a copy of the whole part is not cut at its block
+    # the building's name without its kind ("은빛 2동 301호" for "은빛빌라 2동 301호")
+    short = [
+        part.replace(building, name, 1)
+        for building, name in zip(named_buildings(value), building_names(value), strict=True)
+        if len(name) >= 2
+        for part in parts
+        if building in part
+    ]
+    for part in parts + short:  # the longer first: a copy of the whole part is not cut at its block
         part_key = key_of("address", part)
         if len(part_key) >= MIN_KEY and part_key != key:
             out.append((part_key, "tail", _anchor("address", part)))
@@ -206,6 +214,10 @@ def find_copies(
         for s, e in spans:
             if part == "tail" and text[s].isdigit():  # a unit: "호려울7단지 704-1502"
                 s = _complex_before(text, s)
+            if kind == "address" and part != "whole":  # "나릿재 4단지 …", "진주 가좌로417"
+                named = _name_before(text, s, value, part)
+                if not any(named < b and a < e for a, b in taken):
+                    s = named
             if _bounded(text, s, e) and not any(s < b and a < e for a, b in taken):
                 copies.append((s, e, kind, value, part))
                 taken.append((s, e))
@@ -221,6 +233,28 @@ def _complex_before(text: str, s: int) -> int:
     """Where a copy of a unit starts: at the complex's name joined to it, or at `s`."""
     m = _COMPLEX_BEFORE.search(text, max(0, s - 16), s)
     return m.start() if m else s
+
+
+def _name_before(text: str, s: int, value: str, part: str) -> int:
+    """Where a copy of a part of the address `value` starts: at the word before `s` when
+    it names what the copy leaves out, else at `s`: for a building part, one of `value`'s
+    buildings or its start ("나릿재 4단지 410-1701" after "나릿재마을4단지 410동 1701호"); for
+    a core, its city or district, maybe without 시/군/구 ("진주 가좌로417")."""
+    m = _WORD_BEFORE.search(text, max(0, s - 13), s)
+    if m is None:
+        return s
+    word = m.group().rstrip()
+    if part == "tail":
+        named = any(n.startswith(word) for n in building_names(value))
+    else:
+        named = _names_place(word, value)
+    return m.start() if named else s
+
+
+def _names_place(word: str, value: str) -> bool:
+    """True when `word` is a city, county or district of the address `value` as written, or
+    one without its 시/군/구/도 ("김해" for "김해시")."""
+    return any(w == word or (w[:-1] == word and w[-1] in "시군구도") for w in value.split())
 
 
 def _recurs(text: str, piece: str, taken: list[tuple[int, int]]) -> bool:
@@ -298,6 +332,70 @@ def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
             i = skel.find(key, i + 1)
         p = text.find(anchor, p + 1)
     return sorted(out)
+
+
+#: The word right before a detected address (one space between at most).
+_WORD_BEFORE = re.compile(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{2,12} ?$")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def grow_partial_copies(
+    text: str, found: list[tuple[int, int, str, str]]
+) -> tuple[list[tuple[int, int, str, str]], dict[int, tuple[str, str]]]:
+    """`found` with each address that the scan read without the word before it grown over
+    that word, when the word makes it a copy of a longer address of the same record; and
+    {index: (value it stands for, part)} for the grown ones (as `aliases` gives).
+
+    "… 둔산동 1406 솔내아파트 112동 1504호 … 솔내 112동 1504호": the scan reads the later
+    ``112동 1504호`` as an address of its own, and ``솔내`` (the complex's name, shortened) is
+    no address word, so it would stay beside the replaced unit; grown, the copy takes the
+    pseudonym's building name and unit. Also a road name written apart ("동탄 순환대로 12길
+    8-2" after "동탄순환대로12길 8-2") and a complex's unit with a shortened name ("나릿재
+    4단지 410-1701" after "나릿재마을4단지 410동 1701호"). Only where the record holds two
+    addresses or more (`_grown_part` says when the word makes a copy).
+    """
+    addresses = [i for i, f in enumerate(found) if f[2] == "address"]
+    if len(addresses) < 2:
+        return found, {}
+    out, alias = list(found), {}
+    for i in addresses:
+        s, e, kind, value = found[i]
+        m = _WORD_BEFORE.search(text, max(0, s - 13), s)
+        if m is None or (i and found[i - 1][1] > m.start()):
+            continue
+        word = m.group().rstrip()
+        for j in addresses:
+            other = found[j][3]
+            part = _grown_part(word, value, other) if len(other) > len(value) else None
+            if part is not None:
+                out[i] = (m.start(), e, kind, text[m.start() : e])
+                alias[i] = (other, part)
+                break
+    return out, alias
+
+
+def _grown_part(word: str, value: str, other: str) -> str | None:
+    """The part of the address `other` that `word` and `value` written after it copy, or None.
+
+    "core" when they are its road or lot with its number ("동탄" + "순환대로 12길 8-2"), or
+    `value` is and `word` names its city or district ("김해" + "삼방로203"); "tail"
+    when `word` is one of its buildings' names or the start of one (two syllables at least)
+    and the digits of `value` are the last ones of its building part ("솔내" + "112동 1504호").
+    """
+    core = core_of(other)
+    if core is not None:
+        core_key = key_of("address", core)
+        if key_of("address", word + value) == core_key:
+            return "core"
+        # the city or district of `other`, maybe without its 시/군/구: "김해 삼방로203"
+        if key_of("address", value) == core_key and _names_place(word, other):
+            return "core"
+    if not any(name.startswith(word) for name in building_names(other)):
+        return None
+    parts, _ = building_parts(other)
+    digits = _DIGITS.findall(value)
+    tail = _DIGITS.findall(parts[0]) if parts else []
+    return "tail" if digits and tail[-len(digits) :] == digits else None
 
 
 #: 의 for the dash of an old lot ("내외동 1093의4", `corpus.pii.old_addresses`).

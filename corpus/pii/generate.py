@@ -24,7 +24,13 @@ from collections.abc import Callable, Iterable
 
 from corpus.pii.addresses import core_of, generate_address, plain_address, tail_copy
 from corpus.pii.birthdates import date_fields, year_last
-from corpus.pii.copies import DIGIT_KINDS, aliases, find_copies, write_into
+from corpus.pii.copies import (
+    DIGIT_KINDS,
+    aliases,
+    find_copies,
+    grow_partial_copies,
+    write_into,
+)
 from corpus.pii.detectors import (
     MAIL_DOMAINS,
     PLATE_LETTERS,
@@ -670,7 +676,10 @@ class Pseudonymizer:
                 public.append((sp.start, sp.end))
             else:
                 primary.append((sp.start, sp.end, sp.type, value))
-        alias = aliases(primary) if len(primary) > 1 else {}
+        grown = {}
+        if len(primary) > 1:
+            primary, grown = grow_partial_copies(folded, primary)
+        alias = {**aliases(primary), **grown} if len(primary) > 1 else {}
         todo = [(s, e, kind, *alias.get(i, (value, "whole"))) for i, (s, e, kind, value) in
                 enumerate(primary)]  # fmt: skip
         todo += find_copies(folded, primary, public)

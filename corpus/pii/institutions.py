@@ -213,6 +213,11 @@ LIVES_AFTER = re.compile(
 #: A field label before the institution: "학교: 한빛초등학교 주소: …" is a person's record.
 _LABEL_BEFORE = re.compile(r"[:：]\s?[가-힣A-Za-z0-9]*$")
 _WINDOW = 48
+#: A public place's word (`_PLACES`) as the whole name before an address, and a home's block
+#: and unit in the address: a complex named after a forest or a station ("푸른숲 301동
+#: 902호", "역앞 …") is no public place.
+_PLACE_WORD = re.compile(rf"[가-힣]*{_PLACES}(?![가-힣])")
+_HOME_UNIT = re.compile(r"\d{1,4}\s?동\s?\d{1,5}\s?호")
 
 
 def institution_address(text: str, start: int, end: int) -> bool:
@@ -247,6 +252,8 @@ def institution_address(text: str, start: int, end: int) -> bool:
         return False
     if _RESIDENCE_NEAR.search(text, lo, min(len(text), end + 12)) or LIVES_AFTER.match(text, end):
         return False
+    if _HOME_UNIT.search(text, start, end) and _PLACE_WORD.match(before, m.start()):
+        return False  # "푸른숲 301동 902호": no park has such a unit; a complex named so
     sep = m.groupdict().get("sep") or ""
     return not ("주소" in sep and ":" in sep and _LABEL_BEFORE.search(before, 0, m.start()))
 
