@@ -166,11 +166,13 @@ def _lot_targets(value: str, core: str) -> list[tuple[str, str, str]]:
 def _building_targets(value: str, key: str) -> list[tuple[str, str, str]]:
     """The targets of an address's building part and of its unit's digits (`targets`)."""
     parts, unit = building_parts(value)
+    buildings = named_buildings(value)
     out = []
     # the building's name without its kind ("은빛 2동 301호" for "은빛빌라 2동 301호")
+    named = zip(buildings, building_names(value), strict=True) if parts and buildings else ()
     short = [
         part.replace(building, name, 1)
-        for building, name in zip(named_buildings(value), building_names(value), strict=True)
+        for building, name in named
         if len(name) >= 2
         for part in parts
         if building in part
@@ -181,7 +183,7 @@ def _building_targets(value: str, key: str) -> list[tuple[str, str, str]]:
             out.append((part_key, "tail", _anchor("address", part)))
     if unit is not None and len(unit[0] + unit[1]) >= MIN_KEY:  # "704-1502", "704 1502"
         out.append((unit[0] + unit[1], "tail", max(unit, key=len)))
-    for building in named_buildings(value):  # "한빛아파트 경비실": its pseudonym's name too
+    for building in buildings:  # "한빛아파트 경비실": its pseudonym's name too
         building_key = key_of("address", building)
         if len(building_key) >= MIN_NAME_KEY and building_key != key:
             out.append((building_key, "tail", building))
