@@ -116,7 +116,8 @@ _BUILDING_DOOR = (
     + _ROOM_WORD
 )
 _BUILDING_NAME = (
-    r"(?:" + _COMMA + r"\s?(?:[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}"
+    # a name of one or two words, not a demonstrative's ("…56 이 건물 1층": this building)
+    r"(?:" + _COMMA + r"\s?(?:(?![이그저]\s)[가-힣A-Za-z0-9]{1,10}\s)?[가-힣A-Za-z0-9]{0,10}"
     r"(?:" + BUILDING_WORDS + r")"
     r"(?:\s?\d{1,2}차(?=\s?\d))?"
     r"(?:\s?"
@@ -413,6 +414,23 @@ def _spaced_name(words: WordsBefore) -> bool:
     return True
 
 
+#: A word that ends like a 면 or 도 unit but is a verb's conditional or a noun with a
+#: particle and 도: "…에 따르면 X리 123", "비만 오면 풍동 …", "있다면", "오후에도 신부동 …"
+#: (no township is named so; a one-syllable township, 북면 or 동면, is none of these verbs).
+_VERB_FORM = re.compile(r"(?:(?:으|려|다|라|니|르)면|(?:에|에서|으로|까지|부터|에게|한테|이라)도)$")
+_CONDITIONALS = frozenset(
+    "오면 가면 보면 하면 되면 주면 자면 쓰면 크면 타면 차면 짜면 싸면 피면 치면 끄면 뜨면 "
+    "두면 꾸면 세면 재면 빼면 알면 살면 놀면 울면 열면 길면 팔면 걸면 돌면 들면 밀면 불면".split()
+)
+
+
+def _verb_form(tok: str) -> bool:
+    """True for a 면 or 도 word that `_UNIT_TOKEN` reads and that is no unit (`_VERB_FORM`)."""
+    if len(tok) == 2:
+        return tok in _CONDITIONALS
+    return _VERB_FORM.search(tok) is not None
+
+
 def _units_before(words: WordsBefore) -> tuple[list[str], int]:
     """The administrative units right before the road, and where the first of them starts."""
     units: list[str] = []
@@ -422,7 +440,7 @@ def _units_before(words: WordsBefore) -> tuple[list[str], int]:
         t0, tok = word[0], word[2]
         if (
             tok in places.KNOWN_UNITS
-            or (_UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS)
+            or (_UNIT_TOKEN.fullmatch(tok) and tok not in places.NOT_UNITS and not _verb_form(tok))
             or hanja_unit(tok)
             or (units and city_short(tok))  # "천안 서북구", a city before its district
             or (not units and city_short(tok) and _LOT_NAME.fullmatch(words[0][2]))
