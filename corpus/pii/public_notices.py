@@ -69,8 +69,17 @@ _PUBLIC_LAND_AFTER = re.compile(
 #: "…정비구역 제1지구(… 일대)": a plan names an area, no one's home in it.
 _PLANNING = r"(?:정비\s?(?:구역|계획|사업)|재개발|재건축|도시\s?계획|지구\s?단위\s?계획)"
 _PLANNING_WORD = re.compile(_PLANNING)
-#: A plan right after the address and its area word: "68-1 일대 정비구역 지정안".
-_AREA_PLAN_AFTER = re.compile(r"\s?일대(?:의|에|가|를)?\s?" + _PLANNING)
+#: A plan right after the address and its area word: "68-1 일대 정비구역 지정안", "123번지
+#: 일대는 재개발 구역으로"; or the area's streets or shops: "24번지 일대 상가는 인쇄소로" (an
+#: area described, no one's home; "… 일대에 살고", "제 집은 … 일대에 있어요" stay a home's).
+_AREA_PLAN_AFTER = re.compile(
+    r"\s?일대(?:의|에|가|를|는)?\s?(?:"
+    + _PLANNING
+    + r"|(?P<area>(?:상가|상권|상점가|주택가|골목|먹자골목|시장|지역)(?:는|은|가|이|의|에는)?\s))"
+)
+#: A home in the described area, said after it: "… 일대 상가 2층에 살아요", "… 에 삽니다".
+_HOME_AFTER = re.compile(r"살|삽니|거주|집|자택|숙소")
+_HOME_WINDOW = 30
 #: An area or a range right after an address that a plan on its line names: "… 72-10 일대)",
 #: "12-45번지부터 12-80번지까지".
 _RANGE_AFTER = re.compile(r"\s?(?:일대|일원|(?:에서)?부터|[~∼])")
@@ -136,9 +145,12 @@ def _planning_area(text: str, lo: int, start: int, end: int) -> bool:
     line and an area or a range right after it (`_RANGE_AFTER`). Not with a person, a home
     or the speaker's own on the line before it ("제 집 … 일대 정비구역"), which makes it a
     home in the area."""
-    if _AREA_PLAN_AFTER.match(text, end) is None:
+    plan = _AREA_PLAN_AFTER.match(text, end)
+    if plan is None:
         if _RANGE_AFTER.match(text, end) is None or not _PLANNING_WORD.search(text, lo, start):
             return False
+    elif plan.group("area") and _HOME_AFTER.search(text, plan.end(), plan.end() + _HOME_WINDOW):
+        return False
     return not _personal_between(text, lo, start) and not _LIVED.search(text, lo, start)
 
 
