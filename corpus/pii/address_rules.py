@@ -67,6 +67,7 @@ _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)|" + BRANCH_LETTER + "길))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
     r"|[가-힣]{2,5}\d{1,2}동"  # an administrative dong with its number: "정릉3동 산87-12"
+    r"|[가-힣]{2,5}\d{1,2}로"  # a road numbered before its 로: "불당25로 64", "번영1로 12"
 )
 _UNIT_TOKEN = re.compile(
     r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
@@ -226,6 +227,14 @@ _BUILDING_LAST = re.compile(
     r"(?=(?:에서|으로|로|의|은|는|이|가|을|를|에|와|과|도)?(?![가-힣A-Za-z0-9])"
     r"|\s?(?:앞|옆|뒤|근처|인근|건너편|맞은편|주변|골목|입구|부근))"
 )
+#: A part of the building named last: its annex or its roof ("… 전원주택 별채요", "… 동신빌딩
+#: 옥상)에"), a word of its own or before a particle; not a roof's public use ("옥상 정원 개방",
+#: "옥상 텃밭", "옥상 광고").
+_PART_OF_BUILDING = re.compile(
+    r"\s(?:별채|[앞뒷뒤]채|안채|바깥채|옥탑방?|반지하|지하방|옥상)"
+    r"(?:(?![가-힣])|(?=요(?![가-힣])|(?:에서|에|이|은|는|을|의|으로|이야|이에요|입니다)(?![가-힣])))"
+    r"(?!\s?(?:정원|공원|텃밭|농장|카페|전망대|광장|쉼터|휴게|광고|주차|수영장|헬기|놀이|데크|개방))"
+)
 #: A tail that only an address has (see the module docstring).
 _STRONG_TAIL = re.compile(
     r"번지|番地|\d\s?층|\d\s?"
@@ -237,6 +246,8 @@ _STRONG_TAIL = re.compile(
     + r"|다시\s\d"
 )
 _NUMBERED_DONG = re.compile(r"[가-힣]{2,5}\d{1,2}동")
+#: A road numbered before its 로 ("불당25로", "번영1로"): its number is part of its name.
+_NUMBERED_AVENUE = re.compile(r"[가-힣]{2,5}\d{1,2}로")
 _SUBROAD = re.compile(r"\d{1,4}(?:번?(?:길|가)|" + BRANCH_LETTER + "길)")
 #: A lettered branch right after a road's number: "이태원로 55가길 12" (the house number is 12).
 _LETTERED_BRANCH = re.compile(BRANCH_LETTER + "길")
@@ -476,7 +487,8 @@ NOT_AVENUES = frozenset(
 def _says_address(text: str, road: str, num: str, start: int, m_end: int, end: int) -> bool:
     """True when an address with no unit before it is still an address (module docstring)."""
     # "삼선동 1가" -> "삼선동"; a numbered administrative dong keeps its number ("정릉3동")
-    name = road if _NUMBERED_DONG.fullmatch(road) else re.sub(r"\s?\d.*$", "", road)
+    numbered = _NUMBERED_DONG.fullmatch(road) or _NUMBERED_AVENUE.fullmatch(road)
+    name = road if numbered else re.sub(r"\s?\d.*$", "", road)
     if len(name) < 2 or name in places.NOT_LOTS or name in NOT_AVENUES:
         return False
     if name.endswith(("거리", "도로")):
@@ -553,4 +565,6 @@ def _tail_end(text: str, m_end: int) -> int:
         last = _BUILDING_LAST.match(text, end)  # "164-12 대성빌라 앞": the building named last
         if last:
             end = last.end()
+            part = _PART_OF_BUILDING.match(text, end) if text[end : end + 1] == " " else None
+            end = part.end() if part else end
     return end

@@ -109,11 +109,20 @@ def _bounded(text: str, s: int, e: int) -> bool:
     return not (after.isascii() and after.isalnum())
 
 
+#: A road numbered before its 로, as one run: "불당25로" (a copy may space it, "불당 25로").
+_NUMBERED_AVENUE_RUN = re.compile(r"([가-힣]{2,5})\d{1,2}로")
+
+
 def _anchor(kind: str, value: str) -> str:
-    """The value's longest run without a separator: any copy holds it (see `find_copies`)."""
+    """The value's longest run without a separator: any copy holds it (see `find_copies`).
+
+    Of a road numbered before its 로, its name alone: a copy may space the number off."""
     if kind == "email":
         value = key_of(kind, value)
-    return max(_RUN.findall(value), key=len)
+    run = max(_RUN.findall(value), key=len)
+    if kind == "address" and run[-1] == "로" and (m := _NUMBERED_AVENUE_RUN.fullmatch(run)):
+        return m.group(1)
+    return run
 
 
 def targets(kind: str, value: str) -> list[tuple[str, str, str]]:

@@ -134,9 +134,11 @@ _PROVINCE = "|".join(sorted({n for full, shorts in PROVINCES for n in (full, *sh
                             reverse=True))  # fmt: skip
 #: A hall, campus, branch or desk of the institution, between its name and its address
 #: ("서울관", "관악캠퍼스", "안산지원", "○○지부", "○○지역본부", "납세자보호실", "신청사",
-#: "체납추적팀"), or its gate or hall ("정문", "강당": "…과학관 정문(…)", "…중학교 강당,…").
+#: "체납추적팀"), or its gate or hall ("정문", "강당": "…과학관 정문(…)", "…중학교 강당,…"),
+#: a government complex's numbered building and the ministry in it ("정부세종청사 6동
+#: 국토교통부 (…) 세종특별자치시 도움6로 11").
 _BRANCH = (
-    r"\s(?:" + _MASK + r")?(?:[가-힣A-Za-z0-9]{0,8}"
+    r"\s(?:" + _MASK + r")?(?:[1-9]\d?동|[가-힣]{2,8}[부처](?![가-힣])|[가-힣A-Za-z0-9]{0,8}"
     r"(?:관|캠퍼스|청사|지원|지청|본원|분원|분관|지부|지사|본부|출장소|사무소|센터|터미널|실|과|팀|홀)"
     r"|(?:(?!앞|옆|뒤|근처|건너편|맞은편)[가-힣]{1,5}\s)?건물|정문|후문|강당|운동장)"
 )

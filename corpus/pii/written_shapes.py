@@ -271,10 +271,15 @@ _NAME_WORD = (
 #: A building's name between a house number and a floor written "2F" or a 3-4 digit unit,
 #: with no building word: "한남동 727-5 리버힐 2F", "송도동 22-9 더샵 1802호". (With a 동 and a
 #: 호, `corpus.pii.address_rules` reads any name; a name before "2층" stays out, as a shop's
-#: often is: "정자동 278 스타벅스 2층".)
+#: often is: "정자동 278 스타벅스 2층"; but a floor with its unit after it is an office's or a
+#: home's door: "가산동 60-26 에이스하이테크 14층 1403호".)
 NAMED_BUILDING_BEFORE_FLOOR = (
     r"[,、]?\s" + _NAME_WORD + r"(?:\s" + _NAME_WORD + r")?"
-    r"(?=\s?(?:[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|\d{3,4}" + _HO + r"))"
+    r"(?=\s?(?:[Bb]?\d{1,2}[Ff](?![A-Za-z0-9])|\d{3,4}"
+    + _HO
+    + r"|(?:지하\s?)?\d{1,2}\s?층\s?\d{2,4}"
+    + _HO
+    + r"))"
 )
 #: An apartment block with no unit after it, its number 3-4 digits ("… 별빛마을 907동 이거든요",
 #: "… 1203동에"), at the end of its word or before a particle.
@@ -294,7 +299,9 @@ WORD_END = (
 #: "우측" and "전체" are words.
 UNIT_SIDE = (
     r"(?:\s?\((?:좌|우|좌측|우측|앞|뒤|중앙)\)"
-    r"|\s?(?:좌측호?|우측호?|전체|뒤편|앞편|안쪽|옥탑방?)" + WORD_END + ")"
+    r"|\s?(?:좌측호?|우측호?|전체|뒤편|앞편|안쪽|옥탑방?)"
+    + WORD_END
+    + r"|\s(?:좌|우)(?=\s?[,)\n]|\s?$))"  # bare, at a field's end: "2층 좌, 직업 …"
 )
 #: The end of a unit's number written without 호 ("미래빌라 201", "그린빌 B동 201에"): not
 #: another number, a range or a decimal, and not a count ("아파트 200세대", "빌라 300 명").
