@@ -29,21 +29,27 @@ from corpus.pii.birthdates import PERSON_FIELD
 #: A person's masked name, then the bracket the date opens, maybe after the sex:
 #: "홍○○(", "윤○○(남, ", "김OO (여성, ".
 _NAME_PAREN = re.compile(r"[가-힣][O○◯*＊●]{1,2}\s?\((?:(?:남|여)(?:성|자)?\s?,\s?)?$")
+#: A bracket that opens with the sex and a comma, no name before it, as a medical note
+#: gives the person it is about: "내원(여, 90. 1. 9.)", "환자 (남자, 57.3.2)".
+_SEX_PAREN = re.compile(r"\((?:남|여)(?:성|자)?\s?,\s?$")
 #: A solar or lunar mark as a word right before the date: "양 89.4.30", "(음) 57.3.2".
 _CALENDAR_MARK = re.compile(r"(?<![가-힣])(?:[양음]력?|[(\[][양음]력?[)\]])\s$")
 #: The last character of a `_CALENDAR_MARK`, tested before it is searched for.
 NINTH_BEFORE = _MARK_LAST = frozenset("양음력)]")
 #: A question for the birth date: "생년월일 말씀해주세요", "생일이 언제냐구요?",
-#: "생년월일이 어떻게 되세요?" (not "생일 파티 언제": a word between is not a particle).
+#: "생년월일이 어떻게 되세요?", an elder's "생신 언제였지?", whether to write it ("생일만
+#: 적으면 돼요?") (not "생일 파티 언제": a word between is not a particle).
 _ASKED = re.compile(
-    r"(?:생년월일|생일)(?:이|은|을|는|도|좀|이랑|하고)?\s?"
+    r"(?:생년월일|생일|생신)(?:이|은|을|는|도|좀|만|이랑|하고)?\s?"
     r"(?:어떻게\s?되|언제|몇\s?년|말씀해|알려\s?주|불러\s?주|적어\s?주|입력해\s?주|확인해\s?주"
-    r"|확인\s?(?:좀|부탁))"  # a request, not a form's field ("생년월일 입력란", "…확인 절차")
+    r"|확인\s?(?:좀|부탁)|(?:적으면|쓰면)\s?(?:되|돼))"  # a request, not a form's field
 )
-#: The date as the answer's predicate: "79 04 15 입니다", "920713 이에요", the turn's end
-#: (not "2019년 3월 4일에 이사했어요": a date of something else the answer tells).
+#: The date as the answer's predicate: "79 04 15 입니다", "920713 이에요", "…일이잖아",
+#: "… 이렇게요?", the turn's end (not "2019년 3월 4일에 이사했어요": a date of something else
+#: the answer tells).
 _ANSWER_END = re.compile(
-    r"\s?(?:이?요|입니다|이에요|예요|이고요|인데요|이야|임|이다)(?![가-힣])|[ \t]*(?:\n|$)"
+    r"\s?(?:이?요|입니다|이에요|예요|이고요|인데요|이야|임|이다|이잖아요?|이렇게요)(?![가-힣])"
+    r"|[ \t]*(?:\n|$)"
 )
 #: The characters `_ANSWER_END` can start with (after one space), tested before it is matched.
 _ANSWER_FIRST = frozenset("이요입예인임 \t\n")
@@ -107,7 +113,9 @@ def ninth_set_birth(text: str, s: int, e: int, value: str) -> bool:
     the front of a registration number (see the module's docstring)."""
     before = text[s - 1 : s]
     if before == "(" or before == " ":
-        if text[e : e + 1] == ")" and _NAME_PAREN.search(text, max(0, s - 14), s):
+        if text[e : e + 1] == ")" and (
+            _NAME_PAREN.search(text, max(0, s - 14), s) or _SEX_PAREN.search(text, max(0, s - 6), s)
+        ):
             return True
         if text[s - 2 : s - 1] in _MARK_LAST and _calendar_marked(text, s, e):
             return True
