@@ -94,6 +94,7 @@ from corpus.pii.written_shapes import (
     UNDERSCORE_DOT,
     id_at_domain,
     personal_site_host,
+    spoken_local_start,
     unspaced,
     webmail_dot,
     word_at_prose,
@@ -128,8 +129,7 @@ EMAIL_DOT = (
     + UNDERSCORE_DOT
     + ")"
 )
-#: The written-out "@" forms that are also ordinary words: read as "@" only before a webmail
-#: domain or near a mail word.
+#: Written-out "@"s that are words too: "@" only before a webmail domain or near a mail word.
 _WORD_AT = frozenset((" at ", " AT ", " 앳 ", " 엣 ", " 에이티 "))
 #: Webmail domains: a bare " at " (also an English word) is read as "@" only before one of
 #: these, or near a mail word.
@@ -192,7 +192,7 @@ def _accept_email(text: str, m: re.Match, floor: int):
             and not id_at_domain(local, host)
         ):
             return None
-    return s, e
+    return spoken_local_start(text, s, e, floor), e  # "sojin 점 han 골뱅이 …"
 
 
 register(Detector(

@@ -24,25 +24,30 @@ _WIDE_RUN = re.compile(f"[{re.escape(_WIDE)}]+")
 
 
 #: Full-width characters that a value can start with or hold: digits, "＠", "－", "＋".
-#: The fast scan looks for them as candidates (`corpus.pii.scan`) and folds on the first
-#: that `WIDE_FOLD` matches at.
-WIDE_STARTS = "\uff10-\uff19\uff20\uff0d\uff0b"
+_WIDE_VALUE = "\uff10-\uff19\uff20\uff0d\uff0b"
+#: Those and the "ａ" of a full-width "ａｔ" written for "@" ("id ａｔ naver.com"): the fast
+#: scan looks for them as candidates (`corpus.pii.scan`) and folds on the first that
+#: `WIDE_FOLD` matches at.
+WIDE_STARTS = _WIDE_VALUE + "\uff41"
 _WIDE_DIGIT = "0-9\uff10-\uff19"
 #: Where a text needs folding: a full-width digit or "＠", or a full-width "－"/"＋" next to
 #: a digit (a space between them or not: "010 － 1234", "＋82"). Korean Wikipedia writes
 #: "－" and "＋" between words ("－느리다", "＋비례"), where folding changes no value: 11 of
 #: the first 2,448 articles hold no other full-width form, and each was scanned twice.
-#: One alternative that starts with the class: the scan's gates try it only on these.
+#: A full-width "ａｔ" between spaces is "@" written out ("taeyang.s24 ａｔ naver.com"): folded,
+#: the e-mail detector reads its " at ". Alternatives that start with a class or a literal:
+#: the scan's gates try them only on these.
 WIDE_FOLD = (
-    f"[{WIDE_STARTS}](?:(?<=[\uff10-\uff19\uff20])|(?<=[{_WIDE_DIGIT}][\uff0d\uff0b])"
+    f"[{_WIDE_VALUE}](?:(?<=[\uff10-\uff19\uff20])|(?<=[{_WIDE_DIGIT}][\uff0d\uff0b])"
     f"|(?<=[{_WIDE_DIGIT}] [\uff0d\uff0b])|(?=\\s?[{_WIDE_DIGIT}]))"
+    "|\uff41(?<= \uff41)(?=\uff54 )"
 )
 _STARTS = re.compile(WIDE_FOLD)
 
 
 def needs_fold(text: str) -> bool:
-    """True when `text` holds a full-width digit or "＠", or a "－"/"＋" next to a digit
-    (`WIDE_FOLD`): only then is it folded.
+    """True when `text` holds a full-width digit or "＠", a "－"/"＋" next to a digit or a
+    spaced "ａｔ" (`WIDE_FOLD`): only then is it folded.
 
     (A full-width comma or space alone, next to ASCII values, is left as it is; the fast
     scan finds these characters as candidates, the reference scan with this test.)

@@ -241,6 +241,31 @@ def id_at_domain(local: str, domain: str) -> bool:
     return _ID_LOCAL.fullmatch(local) is not None and _MAIL_TLD.search(domain) is not None
 
 
+#: An id's word then a dot read out, right before a spoken e-mail's local part: the
+#: "sojin 점 " of "sojin 점 han 골뱅이 gmail 점 com" (or " dot ", " 닷 ", " 쩜 ").
+_SPOKEN_LOCAL_HEAD = re.compile(
+    r"(?<![A-Za-z0-9._%+\-])[A-Za-z][A-Za-z0-9._%+\-]{0,30} (?:[점쩜닷]|dot|DOT) $"
+)
+
+
+def spoken_local_start(text: str, s: int, e: int, floor: int) -> int:
+    """Where the accepted e-mail `text[s:e]` starts once the local part's words before it
+    that a dot read out joins are taken in ("sojin 점 han 골뱅이 …" from "han"), else `s`.
+
+    Only an address said aloud (its "@" written out: no "@" in it) has its dots so; a
+    typed one's "@" says the word before " 점 " is prose. A character test first: nearly
+    every accepted e-mail has no space before it, or no dot word.
+    """
+    while text[s - 1 : s] == " " and text[s - 2 : s - 1] in "점쩜닷tT" and s > floor:
+        if "@" in text[s:e]:
+            return s
+        head = _SPOKEN_LOCAL_HEAD.search(text, max(floor, s - 36), s)
+        if head is None or e - head.start() > 160:
+            return s
+        s = head.start()
+    return s
+
+
 # --- addresses -----------------------------------------------------------------------
 
 #: Cities written without their 시 before a district or neighbourhood: "천안 서북구 …",
