@@ -124,19 +124,19 @@ _PLATE_CONTEXT = context_rx(r"번호판|오토바이|이륜|바이크|스쿠터|
 def motorbike_region(text: str, s: int, floor: int) -> int | None:
     """Where an old motorbike plate starts whose four digits start at `s`, or None.
 
-    A province and a district's name joined before the syllable ("서울강서 가 3419"): the
-    district a known one with its 시/군/구 (`corpus.pii.places.KNOWN_UNITS`), or any name
-    of two to four syllables with a plate word near ("번호판", "오토바이"). "경기도 가 1234"
-    (the province's full name) and a word that only starts with a province's name ("서울대
-    가 …") are no region.
+    A province and a district's name before the syllable ("서울강서 가 3419", "서울 중구 자
+    …"): the district a known one, with its 시/군/구 or not (`corpus.pii.places.KNOWN_UNITS`),
+    or any name of two to four syllables with a plate word near ("번호판", "오토바이").
+    "경기도 가 1234" (the province's full name) and a word that only starts with a
+    province's name ("서울대 가 …") are no region.
     """
     m = _MOTORBIKE_REGION.search(text, max(floor, s - 12), s)
     if m is None:
         return None
     name = m.group(1)
     units = [name + suffix for suffix in _UNIT_SUFFIXES]
-    if any(u in KNOWN_UNITS and u not in _PROVINCE_NAMES for u in units):
-        return m.start()  # "서울강서", "서울중"; not "서울대" (대구 is a province)
+    if any(u in KNOWN_UNITS and u not in _PROVINCE_NAMES for u in (name, *units)):
+        return m.start()  # "서울강서", "서울 중구"; not "서울대" (대구 is a province)
     if len(name) < 2 or name.endswith(_UNIT_SUFFIXES + ("도",)):
         return None
     return m.start() if near(text, m.start(), s + 4, _PLATE_CONTEXT) else None
