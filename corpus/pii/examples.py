@@ -86,3 +86,30 @@ def format_example_after(text: str, start: int, end: int) -> bool:
     lo = max(0, start - _OWN_WINDOW)
     lo = max(lo, text.rfind("\n", lo, start) + 1)
     return _OWN.search(text, lo, start) is None
+
+
+#: Words for the grey text an empty field shows, or for a made-up value: "placeholder에
+#: 'name@…'", "… 이라고 회색 글씨로", "예시 주소", "예시로 적힌" (not a bare 예시, which
+#: `_MARKER` reads with its field word).
+_PLACEHOLDER_WORD = re.compile(
+    r"[Pp]lace ?holder|플레이스\s?홀더|(?:회색|흐린)\s?(?:글씨|글자|텍스트)|힌트\s?(?:텍스트|문구)"
+    r"|예시\s?(?:주소|값|문구|메일|로|처럼)|안내\s?문구"
+)
+_PLACEHOLDER_WINDOW = 32
+
+
+def placeholder_shown(text: str, start: int, end: int) -> bool:
+    """True when an e-mail `text[start:end]` is a form's placeholder or a made-up example:
+    a placeholder word (`_PLACEHOLDER_WORD`) within `_PLACEHOLDER_WINDOW` characters on its
+    line, before it with no speaker's own or person's word between (`_OWN`: "제 메일은 …"
+    is someone's address), or after it in its sentence ("'…'이라고 회색 글씨로 표시")."""
+    lo = max(0, start - _PLACEHOLDER_WINDOW)
+    lo = max(lo, text.rfind("\n", lo, start) + 1)
+    before = list(_PLACEHOLDER_WORD.finditer(text, lo, start))
+    if before:
+        return _OWN.search(text, before[-1].end(), start) is None
+    stop = _SENTENCE_END.search(text, end, end + _PLACEHOLDER_WINDOW)
+    hi = stop.start() if stop else min(len(text), end + _PLACEHOLDER_WINDOW)
+    if _PLACEHOLDER_WORD.search(text, end, hi) is None:
+        return False
+    return _OWN.search(text, lo, start) is None

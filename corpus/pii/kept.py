@@ -15,7 +15,7 @@ holds the names and the one decision that calls them, `public_kind`.
 from __future__ import annotations
 
 from corpus.pii.detectors import email_parts, mail_domain
-from corpus.pii.examples import example_before, format_example_after
+from corpus.pii.examples import example_before, format_example_after, placeholder_shown
 from corpus.pii.institutions import institution_address, institution_phone
 from corpus.pii.phones import foreign_number
 from corpus.pii.placeholders import placeholder, role_mailbox
@@ -55,7 +55,9 @@ PUBLIC_KINDS = {
     "role_mailbox": "an organisation's desk, not a person: support@github.com, "
     "privacy@company.co.kr, contest2024@….or.kr (not on a mail provider's domain)",
     "placeholder": "a mask of zeros (000000-0000000), an e-mail on a placeholder or "
-    "disposable domain: test@test.com, name@domain.com, …@mailinator.com; a card "
+    "disposable domain: test@test.com, name@domain.com, …@mailinator.com; an e-mail a "
+    "form shows as its placeholder or a made-up example: 입력창 placeholder에 'id@…', "
+    "'id@…'이라고 회색 글씨로, 예시 주소 id@…; a card "
     "processor's test number: 4242 4242 4242 4242",
     "corporate_brn": "a business registration number whose middle code marks a corporation "
     "or the state (81-88): 124-81-…; a sole trader's (01-79, 90-99) is replaced",
@@ -114,6 +116,8 @@ def _public_in_text(kind: str, value: str, text: str, start: int) -> str | None:
     end = start + len(value)
     if example_before(text, start) or format_example_after(text, start, end):
         return "example_address" if kind == "address" else "example_value"
+    if kind == "email" and placeholder_shown(text, start, end):
+        return "placeholder"  # "입력창 placeholder에 'name@…'이라고 회색 글씨로 표시"
     if kind == "url" and official_account(value, text, start):
         return "official_account"
     if kind == "address":
