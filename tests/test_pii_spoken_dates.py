@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from corpus.pii.birthdates import date_fields
-from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.generators import AGE_WINDOW_YEARS
 from corpus.pii.spoken_dates import _number, as_digits, is_spoken, numeral, write_month_day
 from tests.pii_checks import found_alike
 

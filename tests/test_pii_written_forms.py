@@ -13,7 +13,8 @@ import pytest
 
 from corpus.pii import realstyle
 from corpus.pii.addresses import core_of
-from corpus.pii.generate import AGE_WINDOW_YEARS, Pseudonymizer
+from corpus.pii.generate import Pseudonymizer
+from corpus.pii.generators import AGE_WINDOW_YEARS
 from corpus.pii.scan import Scanner, written_forms
 from corpus.pii.validators import DASH_LOOKALIKES, global_ip, rrn_check_digit, rrn_checksum_ok
 from corpus.pii.width import fold
