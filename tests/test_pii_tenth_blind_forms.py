@@ -133,3 +133,25 @@ OWN_ADDRESSES = [
 def test_a_persons_address_is_replaced(text):
     out, spans, kept = PZ.apply_counted(text)
     assert [s.type for s in spans] == ["email"] and not kept, (out, kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("메일은 kim dot lee at gmail dot com 입니다", "kim dot lee at gmail dot com"),
+        ("email: john dot smith at naver dot com 으로", "john dot smith at naver dot com"),
+        ("연락은 HONG DOT GD AT DAUM DOT NET 으로 주세요", "HONG DOT GD AT DAUM DOT NET"),
+    ],
+)
+def test_a_spoken_dot_in_the_local_part_before_a_spoken_at(text, value):
+    """ "kim dot lee at gmail dot com": the word before " at " follows a dot read out, so it
+    is the local part's second word, not English prose ("big data at naver.com")."""
+    assert found_alike(text) == [(value, "email")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the talk on big data at naver.com scale", "Big Data at naver.com", "a polka dot at home"],
+)
+def test_prose_with_at_stays_prose(text):
+    assert found_alike(text) == []

@@ -228,10 +228,14 @@ def word_at_prose(local: str, text: str, start: int) -> bool:
     """True when the local part before a bare " at " is a word of English prose.
 
     A capitalised word ("Data at naver.com"), or a lowercase word right after another
-    Latin word ("… big data at naver.com"): the title of a talk, not an address.
+    Latin word ("… big data at naver.com"): the title of a talk, not an address. Not
+    after a dot read out ("kim dot lee at gmail dot com"): that is the local part's own
+    dot, and `spoken_local_start` takes the words before it in.
     """
     if _PROSE_WORD.fullmatch(local):
         return True
+    if text[max(0, start - 4) : start] in ("dot ", "DOT "):
+        return False
     before = text[max(0, start - 2) : start]
     return local.isalpha() and len(before) == 2 and before[0].isascii() and before[0].isalpha()
 
