@@ -19,6 +19,7 @@ import pytest
 from corpus.pii.copies import grow_partial_copies
 from corpus.pii.generate import Pseudonymizer
 from corpus.pii.scan import Scanner
+from tests.pii_checks import found_alike
 
 PZ = Pseudonymizer(seed=18)
 SCANNER = Scanner()
@@ -107,3 +108,29 @@ def test_a_complex_named_after_a_park_or_forest_is_a_home(text):
 def test_a_public_place_s_own_address_is_still_kept(text):
     out, spans, kept = PZ.apply_counted(text)
     assert out == text and kept == {"institution_address": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("주소는 청주시 흥덕구 복대동 3021번지 7 입니다.", "청주시 흥덕구 복대동 3021번지 7"),
+        ("복대동 3021번지 7에 삽니다", "복대동 3021번지 7"),
+        ("신암동 512번지 14 앞에서 만나요", "신암동 512번지 14"),
+        ("복대동 3021번지 7가구가 산다", "복대동 3021번지"),  # a count, not a branch
+        ("복대동 3021번지 7 가구가 산다", "복대동 3021번지"),
+        ("복대동 3021번지 7명이 산다", "복대동 3021번지"),
+        ("복대동 3021번지 7 이상은", "복대동 3021번지"),
+    ],
+)
+def test_a_branch_after_번지_before_a_particle_or_copula_is_the_lot_s(text, address):
+    """ "복대동 3021번지 7 입니다": the branch as a register writes 3021-7; it stayed beside the
+    replaced lot. Not a count or a bound after 번지."""
+    assert [v for v, _ in found_alike(text)] == [address]
+
+
+def test_the_lot_with_its_branch_after_번지_and_its_dashed_copy_get_one_pseudonym():
+    text = f"주소는 청주시 흥덕구 복대동 3021번지 7 입니다.{FILLER}복대동 3021-7 로 보내 주세요."
+    (s1, e1, _, new1), (s2, e2, _, new2) = PZ.edits(text)[0]
+    assert text[s2:e2] == "복대동 3021-7"
+    lot = re.search(r"(\S+동) (\d+)번지", new1).groups()
+    assert new2.startswith(f"{lot[0]} {lot[1]}"), (new1, new2)

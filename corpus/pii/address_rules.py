@@ -270,8 +270,15 @@ _CONTEXT_AFTER = re.compile(
     r"|부근|주변|건너편|맞은편|사거리|골목|일원|소재|거주)"
 )
 #: The branch of a lot written after its 번지 ("복대동 3021번지 7", as a register writes
-#: 3021-7), standing last: before a bracket, a comma or the line's end ("번지 7층" is a floor).
-_BRANCH_AFTER_LOT = re.compile(r" [1-9]\d{0,3}(?=\s?[(,\n]|$)")
+#: 3021-7), standing last: before a bracket, a comma or the line's end, or before a particle,
+#: a copula or a place word ("번지 7에 삽니다", "번지 7 입니다", "번지 7 앞"); not a floor, a
+#: count or a bound ("번지 7층", "7 가구", "7명", "7 이상").
+_BRANCH_AFTER_LOT = re.compile(
+    r" [1-9]\d{0,3}(?=\s?[(,\n]|$"
+    r"|(?:에|에서|으로|로|의|은|는|이|가|을|를|도)(?![가-힣])"
+    r"|\s?(?:입니|이에|이고|이며|이라|이야|앞|옆|근처|부근|일대)"
+    r"|\s(?:에|에서|으로|로)(?![가-힣]))"
+)
 _TOKEN = re.compile(r"[^\s]+")
 #: A neighbourhood's name ("반송동", "효자동2가"), which a city may stand right before
 #: without a district ("화성 반송동 1021").

@@ -409,8 +409,11 @@ def _grown_part(word: str, value: str, other: str) -> str | None:
     return "tail" if digits and tail[-len(digits) :] == digits else None
 
 
-#: 의 for the dash of an old lot ("내외동 1093의4", `corpus.pii.old_addresses`).
-_UI_DASH = re.compile(r"(?<=[0-9])\s?의\s?(?=[0-9])")
+#: 의 for the dash of an old lot ("내외동 1093의4", `corpus.pii.old_addresses`), or 번지 before
+#: its branch ("복대동 3021번지 7" is "복대동 3021-7"; not before a floor or unit's number).
+_UI_DASH = re.compile(
+    r"(?<=[0-9])\s?(?:의|번지)\s?(?=[0-9]{1,4}(?![0-9]|\s?(?:층|호|동|번|통|반|길|로)))"
+)
 
 
 def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]]:
@@ -424,7 +427,7 @@ def aliases(found: list[tuple[int, int, str, str]]) -> dict[int, tuple[str, str]
     groups: dict[tuple[str, str], list[int]] = {}
     for i, (_, _, kind, value) in enumerate(found):
         if kind == "address":
-            value = _UI_DASH.sub("-", value)  # "1093의4" is "1093-4"
+            value = _UI_DASH.sub("-", value)  # "1093의4", "3021번지 7": "1093-4", "3021-7"
             value = core_of(value) or value
         groups.setdefault((kind, key_of(kind, value)), []).append(i)
     out: dict[int, tuple[str, str]] = {}
