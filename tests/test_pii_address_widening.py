@@ -62,3 +62,17 @@ def test_real_townships_and_provinces_are_still_read(address):
 )
 def test_a_demonstrative_is_no_building_s_name(text, address):
     assert found_alike(text) == [(address, "address")]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("부산 해운대구 중동2로 11 에 살아요", "부산 해운대구 중동2로 11"),
+        ("주소는 중동2로 11 입니다", "중동2로 11"),
+        ("부산 해운대구 중동 1392-3 에 살아요", "부산 해운대구 중동 1392-3"),
+    ],
+)
+def test_a_road_named_after_its_neighbourhood_is_no_lot(text, address):
+    """ "중동2로 11": a numbered road whose name starts with a neighbourhood's (중동) was read as
+    the lot "중동 2" with a particle, and its number 11 stayed."""
+    assert found_alike(text) == [(address, "address")]

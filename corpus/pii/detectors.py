@@ -597,7 +597,9 @@ register(Detector(
     r"(?<![0-9])(?:\d(?:(?<=[로길동리가] \d)|(?<=[로길동리가]\d)|(?<=[로길동리가] 산\d)"
     r"|(?<=[로길동리가]\n\d)"  # the number on the next line: "효자동2가\n1189-6"
     r"|(?<=[로길동리가] 산 \d))"
-    + LOT_REST + r"(?![0-9]|[.,]\d|번?\s?길|가\s?\d)" + _COUNTER_AFTER
+    # not the number of a road named after its neighbourhood: "중동2로 11" (not "중동 2")
+    + LOT_REST + r"(?![0-9]|[.,]\d|번?\s?길|가\s?\d"
+    r"|로\s?\d{1,4}(?![0-9]|\s?[번개명년시분회층일월]))" + _COUNTER_AFTER
     + r"|\d{1,4}동\s?\d{1,5}호)",
     "0-9", accept_address,
     "road-name or lot-number address (with postal code when present); apartment unit N동 N호",
