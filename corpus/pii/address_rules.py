@@ -63,11 +63,13 @@ AGE = r"(?<!-[0-9]{3})(?<!-[0-9]{3}\s)(?<!-[0-9]{4})(?<!-[0-9]{4}\s)살"
 LOT_REST = r"\d{0,4}(?:[Oo]\d{1,3})?(?:[-\u3161]\d{1,4}(?:[Oo]\d{1,2})?)?"
 #: The letter of a road's lettered branch: "이태원로55가길", "세종로 12나길".
 BRANCH_LETTER = "[가나다라마바사]"
+#: A road numbered before its 로 ("불당25로 64", "번영1로 12"): its number is part of its name.
+NUMBERED_AVENUE = r"[가-힣]{2,5}\d{1,2}로"
 _ROAD_TOKEN = re.compile(
     r"[가-힣0-9]*[가-힣](?:로|길)(?:\s?\d{1,4}(?:번?\s?(?:길|가)|" + BRANCH_LETTER + "길))?"
     r"|[가-힣0-9]*[가-힣](?:동|리)\d*(?:가)?|[가-힣]+\d가|[가-힣]+(?:동|로)\s\d{1,2}가"
     r"|[가-힣]{2,5}\d{1,2}동"  # an administrative dong with its number: "정릉3동 산87-12"
-    r"|[가-힣]{2,5}\d{1,2}로"  # a road numbered before its 로: "불당25로 64", "번영1로 12"
+     + "|" + NUMBERED_AVENUE
 )
 _UNIT_TOKEN = re.compile(
     r"[가-힣]{1,8}(?:특별시|광역시|특별자치시|특별자치도|도|시|군|구|읍|면|동)$"
@@ -246,8 +248,7 @@ _STRONG_TAIL = re.compile(
     + r"|다시\s\d"
 )
 _NUMBERED_DONG = re.compile(r"[가-힣]{2,5}\d{1,2}동")
-#: A road numbered before its 로 ("불당25로", "번영1로"): its number is part of its name.
-_NUMBERED_AVENUE = re.compile(r"[가-힣]{2,5}\d{1,2}로")
+_NUMBERED_AVENUE = re.compile(NUMBERED_AVENUE)
 _SUBROAD = re.compile(r"\d{1,4}(?:번?(?:길|가)|" + BRANCH_LETTER + "길)")
 #: A lettered branch right after a road's number: "이태원로 55가길 12" (the house number is 12).
 _LETTERED_BRANCH = re.compile(BRANCH_LETTER + "길")
@@ -433,20 +434,15 @@ def _spaced_name(words: WordsBefore) -> bool:
 
 
 #: A word that ends like a 면 or 도 unit but is a verb's conditional or a noun with a
-#: particle and 도: "…에 따르면 X리 123", "비만 오면 풍동 …", "있다면", "오후에도 신부동 …"
-#: (no township is named so; a one-syllable township, 북면 or 동면, is none of these verbs).
+#: particle and 도: "…에 따르면 X리 123", "있다면", "오후에도 신부동 …" (no township is named
+#: so; "비만 오면 풍동 …" and the other two-syllable conditionals are `places.NOT_UNITS`).
 _VERB_FORM = re.compile(r"(?:(?:으|려|다|라|니|르)면|(?:에|에서|으로|까지|부터|에게|한테|이라)도)$")
-_CONDITIONALS = frozenset(
-    "오면 가면 보면 하면 되면 주면 자면 쓰면 크면 타면 차면 짜면 싸면 피면 치면 끄면 뜨면 "
-    "두면 꾸면 세면 재면 빼면 알면 살면 놀면 울면 열면 길면 팔면 걸면 돌면 들면 밀면 불면".split()
-)
 
 
 def _verb_form(tok: str) -> bool:
-    """True for a 면 or 도 word that `_UNIT_TOKEN` reads and that is no unit (`_VERB_FORM`)."""
-    if len(tok) == 2:
-        return tok in _CONDITIONALS
-    return _VERB_FORM.search(tok) is not None
+    """True for a 면 or 도 word of three syllables or more that `_UNIT_TOKEN` reads and that is
+    no unit (`_VERB_FORM`; the two-syllable conditionals are `places.NOT_UNITS`)."""
+    return len(tok) > 2 and _VERB_FORM.search(tok) is not None
 
 
 def _units_before(words: WordsBefore) -> tuple[list[str], int]:

@@ -20,7 +20,13 @@ import random
 import re
 
 from corpus.pii import places
-from corpus.pii.address_rules import BRANCH_LETTER, BUILDING_WORDS, COMPLEX_WORD, LOT_REST
+from corpus.pii.address_rules import (
+    BRANCH_LETTER,
+    BUILDING_WORDS,
+    COMPLEX_WORD,
+    LOT_REST,
+    NUMBERED_AVENUE,
+)
 from corpus.pii.old_addresses import OLD_LOT, TONG_BAN
 
 _POSTAL = re.compile(r"(\(\s?\d{5}\s?\)|\[\d{5}\]|(?:우\)|우편번호:?)\s?\d{5})(\s?)")
@@ -28,7 +34,7 @@ _UNIT_ONLY = re.compile(r"\d{1,4}동\s?\d{1,5}호")
 #: The road (with its numbered or lettered branch: "12번길", "55가길") or neighbourhood (a
 #: one-syllable name spaced from its 동 or 리 too: "좌 동") and the number after it.
 _CORE = re.compile(
-    r"(?P<road>[가-힣0-9]*[가-힣](?:로|길)|[가-힣]{2,5}\d{1,2}로)"
+    r"(?P<road>[가-힣0-9]*[가-힣](?:로|길)|" + NUMBERED_AVENUE + ")"
     r"(?P<branch>\s?\d{1,4}(?:번?\s?길|" + BRANCH_LETTER + r"길))?"
     r"\s?(?P<num>(?:산\s?)?\d" + LOT_REST + r")(?![0-9가]|번?\s?길)"
     r"|(?P<lot>[가-힣]+\d가|[가-힣0-9]*[가-힣](?:동|리)(?:\s?\d{1,2}가)?|[가-힣] [동리])"

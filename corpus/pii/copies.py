@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from corpus.pii.address_rules import COMPLEX_WORD
+from corpus.pii.address_rules import COMPLEX_WORD, NUMBERED_AVENUE
 from corpus.pii.addresses import building_names, building_parts, core_of, named_buildings
 from corpus.pii.detectors import EMAIL_AT, EMAIL_DOT
 from corpus.pii.validators import DASH_LOOKALIKES, DASHES
@@ -110,7 +110,7 @@ def _bounded(text: str, s: int, e: int) -> bool:
 
 
 #: A road numbered before its 로, as one run: "불당25로" (a copy may space it, "불당 25로").
-_NUMBERED_AVENUE_RUN = re.compile(r"([가-힣]{2,5})\d{1,2}로")
+_NUMBERED_AVENUE_RUN = re.compile(NUMBERED_AVENUE)
 
 
 def _anchor(kind: str, value: str) -> str:
@@ -120,8 +120,8 @@ def _anchor(kind: str, value: str) -> str:
     if kind == "email":
         value = key_of(kind, value)
     run = max(_RUN.findall(value), key=len)
-    if kind == "address" and run[-1] == "로" and (m := _NUMBERED_AVENUE_RUN.fullmatch(run)):
-        return m.group(1)
+    if kind == "address" and run[-1] == "로" and _NUMBERED_AVENUE_RUN.fullmatch(run):
+        return run[:-1].rstrip("0123456789")  # "불당25로" -> "불당"
     return run
 
 
@@ -246,25 +246,31 @@ def _complex_before(text: str, s: int) -> int:
     return m.start() if m else s
 
 
+#: The word right before a detected address (one space between at most).
+_WORD_BEFORE = re.compile(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{2,12} ?$")
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def _name_before(text: str, s: int, value: str, part: str) -> int:
     """Where a copy of a part of the address `value` starts: at the word before `s` when
-    it names what the copy leaves out, else at `s`: for a building part, one of `value`'s
-    buildings or its start ("나릿재 4단지 410-1701" after "나릿재마을4단지 410동 1701호"); for
-    a core, its city or district, maybe without 시/군/구 ("진주 가좌로417")."""
+    it names what the copy leaves out (`_names_left_out`: "나릿재 4단지 410-1701" after
+    "나릿재마을4단지 410동 1701호", "진주 가좌로417"), else at `s`."""
+    before = _word_before(text, s)
+    return before[0] if before and _names_left_out(before[1], value, part) else s
+
+
+def _word_before(text: str, s: int) -> tuple[int, str] | None:
+    """(start, word) of the word right before `s` (one space between at most), or None."""
     m = _WORD_BEFORE.search(text, max(0, s - 13), s)
-    if m is None:
-        return s
-    word = m.group().rstrip()
+    return (m.start(), m.group().rstrip()) if m else None
+
+
+def _names_left_out(word: str, value: str, part: str) -> bool:
+    """True when `word` names what a copy of `part` of the address `value` leaves out: for
+    a building part, one of `value`'s buildings or its start (two syllables at least); for a
+    core, its city or district, maybe without 시/군/구 ("김해" for "김해시")."""
     if part == "tail":
-        named = any(n.startswith(word) for n in building_names(value))
-    else:
-        named = _names_place(word, value)
-    return m.start() if named else s
-
-
-def _names_place(word: str, value: str) -> bool:
-    """True when `word` is a city, county or district of the address `value` as written, or
-    one without its 시/군/구/도 ("김해" for "김해시")."""
+        return any(name.startswith(word) for name in building_names(value))
     return any(w == word or (w[:-1] == word and w[-1] in "시군구도") for w in value.split())
 
 
@@ -345,11 +351,6 @@ def _near_anchors(text: str, key: str, anchor: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-#: The word right before a detected address (one space between at most).
-_WORD_BEFORE = re.compile(r"(?<![가-힣A-Za-z0-9])[가-힣A-Za-z0-9]{2,12} ?$")
-_DIGITS = re.compile(r"[0-9]+")
-
-
 def grow_partial_copies(
     text: str, found: list[tuple[int, int, str, str]]
 ) -> tuple[list[tuple[int, int, str, str]], dict[int, tuple[str, str]]]:
@@ -371,15 +372,15 @@ def grow_partial_copies(
     out, alias = list(found), {}
     for i in addresses:
         s, e, kind, value = found[i]
-        m = _WORD_BEFORE.search(text, max(0, s - 13), s)
-        if m is None or (i and found[i - 1][1] > m.start()):
+        before = _word_before(text, s)
+        if before is None or (i and found[i - 1][1] > before[0]):
             continue
-        word = m.group().rstrip()
+        start, word = before
         for j in addresses:
             other = found[j][3]
             part = _grown_part(word, value, other) if len(other) > len(value) else None
             if part is not None:
-                out[i] = (m.start(), e, kind, text[m.start() : e])
+                out[i] = (start, e, kind, text[start:e])
                 alias[i] = (other, part)
                 break
     return out, alias
@@ -399,9 +400,9 @@ def _grown_part(word: str, value: str, other: str) -> str | None:
         if key_of("address", word + value) == core_key:
             return "core"
         # the city or district of `other`, maybe without its 시/군/구: "김해 삼방로203"
-        if key_of("address", value) == core_key and _names_place(word, other):
+        if key_of("address", value) == core_key and _names_left_out(word, other, "core"):
             return "core"
-    if not any(name.startswith(word) for name in building_names(other)):
+    if not _names_left_out(word, other, "tail"):
         return None
     parts, _ = building_parts(other)
     digits = _DIGITS.findall(value)

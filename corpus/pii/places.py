@@ -324,11 +324,15 @@ KNOWN_UNITS: frozenset[str] = frozenset(
     + [part for ds in GAZETTEER.values() for name in ds for part in name.split() if part]
 )
 
-#: Words that end like an administrative unit (시/도/군/구/면) but are ordinary words.
+#: Words that end like an administrative unit (시/도/군/구/면) but are ordinary words, and
+#: the two-syllable conditionals of verbs ("비만 오면 풍동 …"; a one-syllable township, 북면
+#: or 동면, is none of them).
 NOT_UNITS: frozenset[str] = frozenset(
     "당시 동시 임시 수시 역시 즉시 항시 다시 평시 전시 혹시 정도 제도 태도 각도 속도 온도 "
     "의도 지도 시도 용도 정도 연구 친구 입구 출구 도구 요구 가구 해군 공군 육군 아군 "
-    "적군 대군 반면 측면 방면 전면 표면 화면 이면 국면 장면 단면 지면 가면".split()
+    "적군 대군 반면 측면 방면 전면 표면 화면 이면 국면 장면 단면 지면 가면 "
+    "오면 보면 하면 되면 주면 자면 쓰면 크면 타면 차면 짜면 싸면 피면 치면 끄면 뜨면 "
+    "두면 꾸면 세면 재면 빼면 알면 살면 놀면 울면 열면 길면 팔면 걸면 돌면 들면 밀면 불면".split()
 )
 
 #: Words that end like a neighbourhood (동/리) but are ordinary words.
