@@ -18,6 +18,16 @@ from typing import Any
 from corpus.textio import InputError, OnError, Quarantine, handle, iter_lines
 
 REQUIRED_FIELDS = ("id", "text", "source")
+#: How a record is written: one line of compact JSON, Korean as itself (``ensure_ascii=False``
+#: keeps it readable and the files ~3x smaller). One encoder for every record: `json.dumps`
+#: with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+#: gzip level of ``.gz`` shards: zlib's and gzip(1)'s default. Level 9 (Python's default)
+#: took 1.6x the CPU for files 0.5% smaller (80,000 kowiki records, docs/corpus.md).
+GZIP_LEVEL = 6
+#: Bytes of encoded lines gathered before one write to the compressor (the stream, and so
+#: the file, is the same however it is cut; fewer calls cost less).
+_WRITE_BUFFER = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -35,8 +45,7 @@ class CorpusRecord:
         return out
 
     def to_json(self) -> str:
-        # ensure_ascii=False keeps Korean readable and files ~3x smaller.
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        return _ENCODER.encode(self.to_dict())
 
     def replace(self, **changes: Any) -> CorpusRecord:
         data = {"id": self.id, "text": self.text, "source": self.source, "extra": self.extra}
@@ -102,7 +111,9 @@ class RecordWriter:
         if self.path.endswith(".gz"):
             raw = open(self.tmp, "wb")
             self._raw = raw
-            gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+            gz = gzip.GzipFile(
+                filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=GZIP_LEVEL
+            )
             self._fh = _TextOut(gz)
         else:
             self._raw = None
@@ -113,7 +124,7 @@ class RecordWriter:
         if isinstance(record, CorpusRecord):
             line = record.to_json()
         else:
-            line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+            line = _ENCODER.encode(record)
         self._fh.write(line + "\n")
         self.count += 1
 
@@ -141,13 +152,26 @@ class RecordWriter:
 
 
 class _TextOut:
-    """Minimal UTF-8 text wrapper over a binary stream (gzip without io.TextIOWrapper buffering)."""
+    """UTF-8 text over a binary stream (gzip), written `_WRITE_BUFFER` bytes at a time."""
 
     def __init__(self, fh):
         self._fh = fh
+        self._parts: list[bytes] = []
+        self._size = 0
 
     def write(self, text: str) -> None:
-        self._fh.write(text.encode("utf-8"))
+        data = text.encode("utf-8")
+        self._parts.append(data)
+        self._size += len(data)
+        if self._size >= _WRITE_BUFFER:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._fh.write(b"".join(self._parts))
+        self._parts.clear()
+        self._size = 0
 
     def close(self) -> None:
+        if self._parts:
+            self._flush()
         self._fh.close()

@@ -8,6 +8,7 @@ import json
 import pytest
 import zstandard
 
+from corpus import records as records_module
 from corpus.readers import detect_format, expand_inputs, iter_records
 from corpus.records import CorpusRecord, RecordWriter, read_records
 from corpus.textio import InputError, Quarantine, iter_lines, load_json
@@ -86,6 +87,28 @@ def test_gzip_output_is_byte_deterministic(tmp_path):
         with RecordWriter(tmp_path / name) as w:
             w.write(CorpusRecord("1", "같은 내용", "s"))
     assert (tmp_path / "x.jsonl.gz").read_bytes() == (tmp_path / "y.jsonl.gz").read_bytes()
+
+
+def test_buffered_gzip_writes_the_same_stream_as_one_write(tmp_path):
+    """Lines gathered into 64 KiB writes (several buffers here, one record larger than a
+    buffer) give the file one write of the whole text at `GZIP_LEVEL` gives, and each line
+    is the record's compact JSON."""
+    recs = [CorpusRecord(f"r{i}", "한국어 문장 " * (i % 40), "s", {"n": i}) for i in range(3000)]
+    recs.insert(7, CorpusRecord("big", "긴" * 40000, "s"))
+    with RecordWriter(tmp_path / "r.jsonl.gz") as w:
+        for r in recs:
+            w.write(r)
+    text = "".join(
+        json.dumps(r.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n" for r in recs
+    ).encode("utf-8")
+    assert len(text) > 8 * records_module._WRITE_BUFFER
+    with open(tmp_path / "one.gz", "wb") as raw:
+        level = records_module.GZIP_LEVEL
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=level) as gz:
+            gz.write(text)
+    assert (tmp_path / "r.jsonl.gz").read_bytes() == (tmp_path / "one.gz").read_bytes()
+    assert gzip.decompress((tmp_path / "r.jsonl.gz").read_bytes()) == text
+    assert list(read_records(tmp_path / "r.jsonl.gz")) == recs
 
 
 def test_csv_and_tsv_by_column(tmp_path):
