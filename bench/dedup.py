@@ -225,7 +225,8 @@ def _measure_ours(texts: list[str]) -> dict:
 def _count_into(matcher, table: dict, texts: list[str]) -> None:
     """``rare_quote``'s counts with `texts` as the whole corpus (what the first pass of
     `corpus.dedup` computes), set on `matcher`."""
-    from corpus.matching import count_array, count_phrases, match_key
+    from corpus.matching import count_array, count_phrases
+    from corpus.normalize import match_key
 
     counts: dict[int, int] = {}
     count_phrases(table, (match_key(t) for t in texts), counts)

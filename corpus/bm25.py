@@ -1,8 +1,8 @@
 """Okapi BM25 over scipy.sparse: the benchmark index and the vectorised scorer.
 
-Scoring matches `rank_bm25.BM25Okapi` exactly (tested): with ``N`` documents,
-document frequency ``n(t)``, term frequency ``f(t, d)``, document length
-``|d|`` and mean length ``avgdl``,
+Scoring matches `rank_bm25.BM25Okapi` exactly (tested): with ``N`` documents, document
+frequency ``n(t)``, term frequency ``f(t, d)``, document length ``|d|`` and mean length
+``avgdl``,
 
     idf(t)      = ln(N - n(t) + 0.5) - ln(n(t) + 0.5)      (the ATIRE/Robertson form
                   rank_bm25 uses; negative values, for terms in more than half
@@ -13,19 +13,17 @@ document frequency ``n(t)``, term frequency ``f(t, d)``, document length
 
 with k1 = 1.5 and b = 0.75. Tokens absent from the index score 0.
 
-Vectorisation: the per-(term, document) weight ``idf * f * (k1+1) / (f + k1 *
-norm_d)`` does not depend on the query, so it is precomputed once into a sparse
-term-by-document matrix ``W``. A batch of queries becomes a sparse count matrix
-``Q`` (queries x terms) and all scores are one sparse product ``Q @ W``; the
-best match per query is a row-wise max over the non-zeros. No Python loop
-runs over documents or over query tokens.
+Vectorisation: the per-(term, document) weight ``idf * f * (k1+1) / (f + k1 * norm_d)`` does
+not depend on the query, so it is precomputed once into a sparse term-by-document matrix
+``W``. A batch of queries becomes a sparse count matrix ``Q`` (queries x terms) and all
+scores are one sparse product ``Q @ W``; the best match per query is a row-wise max over the
+non-zeros. No Python loop runs over documents or over query tokens.
 
-Normalisation (chosen by measurement, see docs/corpus.md and
-`corpus.calibrate`): ``sim(q, d) = score(q, d) / max(self(q), self(d))`` where
-``self(x)`` is the BM25 score of ``x`` against itself under the index's
-statistics. An exact copy scores 1; a sentence that merely contains a short
-benchmark title scores low because its own self-score is large; ``doc`` (score
-/ self(d)) and ``query`` (score / self(q)) are also available.
+Normalisation (chosen by measurement, see docs/corpus.md and `corpus.calibrate`):
+``sim(q, d) = score(q, d) / max(self(q), self(d))`` where ``self(x)`` is the BM25 score of
+``x`` against itself under the index's statistics. An exact copy scores 1; a sentence that
+merely contains a short benchmark title scores low because its own self-score is large;
+``doc`` (score / self(d)) and ``query`` (score / self(q)) are also available.
 """
 
 from __future__ import annotations
@@ -59,18 +57,18 @@ BM25_ARRAYS = ("idf", "data", "indices", "indptr", "shape", "doc_len", "self_sco
 def tokenize(text: str, kind: str = "morph") -> list[str]:
     """Splits `text` into BM25 tokens.
 
-    - ``morph``: Mecab-ko morphemes (surface forms): robust to spacing
-      differences and to a changed particle (only the particle token changes).
-    - ``eojeol``: whitespace-separated words: cheap, but one changed particle
-      or space changes the whole word.
-    - ``char2``: character bigrams of the text with spaces removed: robust to
-      everything, but many more tokens per sentence (slower, denser index).
+    - ``morph``: Mecab-ko morphemes (surface forms): robust to spacing differences and to
+      a changed particle (only the particle token changes).
+    - ``eojeol``: whitespace-separated words: cheap, but one changed particle or space
+      changes the whole word.
+    - ``char2``: character bigrams of the text with spaces removed: robust to everything,
+      but many more tokens per sentence (slower, denser index).
 
-    ``morph`` and ``eojeol`` tokens without a letter or digit (punctuation,
-    symbols, wiki markup such as ``[[``) are dropped: they carry no content,
-    and repeated ones made wiki-markup lines about unrelated subjects score
-    0.77 against each other. Exact and verbatim copies are found by the
-    ``exact`` and ``overlap`` signals (`corpus.matching`), not by BM25.
+    ``morph`` and ``eojeol`` tokens without a letter or digit (punctuation, symbols, wiki
+    markup such as ``[[``) are dropped: they carry no content, and repeated ones made
+    wiki-markup lines about unrelated subjects score 0.77 against each other. Exact and
+    verbatim copies are found by the ``exact`` and ``overlap`` signals (`corpus.matching`),
+    not by BM25.
     """
     if kind == "morph":
         return [t for t in mecab_surfaces(text) if t.isalnum() or not NON_WORD.fullmatch(t)]
@@ -389,22 +387,21 @@ class BM25Index:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Best document by ``max`` similarity for each query whose best reaches `threshold`.
 
-        Returns (document or -1, similarity). Exact for the decision: every
-        query with a document at ``sim >= threshold`` gets its best document and
-        exact similarity (ties: lowest index); every other query gets -1 and 0.
-        A per-query `threshold` of ``inf`` skips that query. Three bounds prune
-        before any score is computed (``S = alpha * self(q)``, ``need = threshold * S``):
+        Returns (document or -1, similarity). Exact for the decision: every query with a
+        document at ``sim >= threshold`` gets its best document and exact similarity (ties:
+        lowest index); every other query gets -1 and 0. A per-query `threshold` of ``inf``
+        skips that query. Three bounds prune before any score is computed
+        (``S = alpha * self(q)``, ``need = threshold * S``):
 
-        - length: ``bm25(q, d) <= max qtf * self(d)``, so documents with
-          ``self(d) < need / max qtf`` cannot reach the threshold;
-        - prefix: a document sharing none of the query's rarest morphemes
-          scores at most the sum of ``qtf * max W[t, :]`` (over eligible
-          documents) of its other morphemes; the rare "prefix" is taken just
-          long enough for that sum to stay below ``need``, and only documents
-          on the prefix morphemes' postings are candidates;
-        - the other morphemes' exact parts are added one at a time (largest
-          bound first), dropping pairs that can no longer reach the threshold,
-          and the few pairs left are scored exactly.
+        - length: ``bm25(q, d) <= max qtf * self(d)``, so documents with ``self(d) < need /
+          max qtf`` cannot reach the threshold;
+        - prefix: a document sharing none of the query's rarest morphemes scores at most the
+          sum of ``qtf * max W[t, :]`` (over eligible documents) of its other morphemes; the
+          rare "prefix" is taken just long enough for that sum to stay below ``need``, and
+          only documents on the prefix morphemes' postings are candidates;
+        - the other morphemes' exact parts are added one at a time (largest bound first),
+          dropping pairs that can no longer reach the threshold, and the few pairs left are
+          scored exactly.
 
         `matrix` is `query_matrix(queries)` when the caller already has it.
         """

@@ -58,10 +58,9 @@ from corpus.matching import (
     Matcher,
     count_array,
     count_phrases,
-    match_key,
     short_key_table,
 )
-from corpus.normalize import normalize_document
+from corpus.normalize import match_key, normalize_document
 from corpus.sentences import split_sentences
 
 #: A light edit changes at most this share of a sentence's characters (cut end, added clause).

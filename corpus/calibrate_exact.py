@@ -28,8 +28,7 @@ import os
 from collections import defaultdict
 
 from corpus.calibrate import SOURCES
-from corpus.matching import match_key
-from corpus.normalize import normalize_document
+from corpus.normalize import match_key, normalize_document
 from corpus.sentences import split_sentences
 
 #: A sentence found whole in this many unrelated sources is a stock phrase.

@@ -73,11 +73,10 @@ from corpus.matching import (
     Matcher,
     count_array,
     count_phrases,
-    match_key,
     phrase_limit,
     short_key_table,
 )
-from corpus.normalize import dedup_key, normalize_document, normalize_text
+from corpus.normalize import dedup_key, match_key, normalize_document, normalize_text
 from corpus.progress import AmountProgress
 from corpus.readers import ReadOptions, add_reader_arguments, reader_config
 from corpus.records import RecordWriter

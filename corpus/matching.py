@@ -37,20 +37,17 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
    benchmark sentence (`QUOTE_MIN_CHARS` or more) standing alone between
    quotation marks (``… "재밌다고 생각함"라고 …``), whatever its weight: a
    quotation of it, not a stock phrase running on in the text.
-6. ``rare_quote``: a whole benchmark key of `QUOTE_MIN_CHARS` to
-   `NEAR_MAX_CHARS` characters inside the corpus key, when at most
-   ``quote_max_per_million`` of every million sentences of the whole corpus
-   being decontaminated contain it (this one included): a phrase the corpus
-   does not otherwise use (``소녀는 가출했다``, ``집이 따스했어요``), where a
-   stock phrase (``라고 주장했다``: 309 of the 871,356 sentences of the
-   calibration corpus) is left. The counts come from a first pass over the
-   corpus (`count_phrases`, run by `corpus.dedup`): the per-sentence signals
-   above cannot know how common a phrase is. A rate, not a count, so that
-   what was calibrated holds at another corpus size; a corpus too small to
-   show a phrase rarer than that (under one sentence at the rate) gets no
-   ``rare_quote`` at all: on the 63,677 NSMC sentences, an absolute count of 3
-   removed 30 stock review phrases (``1점 드립니다``, ``찾았습니다``) and no
-   copy.
+6. ``rare_quote``: a whole benchmark key of `QUOTE_MIN_CHARS` to `NEAR_MAX_CHARS` characters
+   inside the corpus key, when at most ``quote_max_per_million`` of every million sentences
+   of the whole corpus being decontaminated contain it (this one included): a phrase the
+   corpus does not otherwise use (``소녀는 가출했다``, ``집이 따스했어요``), where a stock
+   phrase (``라고 주장했다``: 309 of the 871,356 sentences of the calibration corpus) is
+   left. The counts come from a first pass over the corpus (`count_phrases`, run by
+   `corpus.dedup`): the per-sentence signals above cannot know how common a phrase is. A
+   rate, not a count, so that what was calibrated holds at another corpus size; a corpus too
+   small to show a phrase rarer than that (under one sentence at the rate) gets no
+   ``rare_quote`` at all: on the 63,677 NSMC sentences, an absolute count of 3 removed 30
+   stock review phrases (``1점 드립니다``, ``찾았습니다``) and no copy.
 7. ``bm25``: for sentences of ``short_chars`` or more, the BM25 similarity
    ``bm25(q, d) / max(self(q), self(d))`` to the best benchmark sentence
    reaches ``threshold`` (a changed particle mid-sentence, reordered words).
@@ -63,23 +60,21 @@ similarity). Real near-copies have signals look-alikes lack, checked in order:
 
 Thresholds: `corpus.calibrate` (and `corpus.calibrate_exact`), docs/corpus.md.
 
-Speed: `BM25Index.best_above` finds the best BM25 match only where it reaches
-the threshold, with candidates from the query's rarest morphemes and bounds
-that drop pairs before scoring (exact for the decision; `bench.dedup` checks
-the removals against exhaustive scoring). For containment every benchmark
-sentence is listed under its two rarest morphemes, and only those lists are
-read. Overlap looks a batch's n-grams up at once by integer code
-(`corpus.match_tables.OverlapSeeds`). The tables that depend only on the index
-(bounds, signatures, seeds, the keys, the near-copy heads and near-exact deletions)
-are saved beside it and memory-mapped or read in C by each worker
-(`corpus.match_tables`); sentences shorter than ``short_chars`` are not tokenised
-(`Matcher.match_texts`: no signal reads their morphemes).
+Speed: `BM25Index.best_above` finds the best BM25 match only where it reaches the threshold,
+with candidates from the query's rarest morphemes and bounds that drop pairs before scoring
+(exact for the decision; `bench.dedup` checks the removals against exhaustive scoring). For
+containment every benchmark sentence is listed under its two rarest morphemes, and only
+those lists are read. Overlap looks a batch's n-grams up at once by integer code
+(`corpus.match_tables.OverlapSeeds`). The tables that depend only on the index (bounds,
+signatures, seeds, the keys, the near-copy heads and near-exact deletions) are saved beside
+it and memory-mapped or read in C by each worker (`corpus.match_tables`); sentences shorter
+than ``short_chars`` are not tokenised (`Matcher.match_texts`: no signal reads their
+morphemes).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -87,7 +82,7 @@ import scipy.sparse as sp
 
 from corpus.bm25 import BM25Index, row_argmax, tokenize
 from corpus.match_tables import HeadTable, OverlapSeeds, deletion_table, index_tables
-from corpus.normalize import DEDUP_GONE, NON_WORD
+from corpus.normalize import match_key
 from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is their usual name)
     NEAR_MAX_CHARS,
     NEAR_MIN_CHARS,
@@ -127,45 +122,6 @@ FUNCTION_SYLLABLES = frozenset(
 OVERLAP_GRAM = 8
 #: Text between a pair of quotation marks (straight, curly, corner brackets).
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|\'([^\']+)\'|‘([^’]+)’|「([^」]+)」|『([^』]+)』')
-
-
-#: Keys of ASCII letters, digits and Hangul syllables only (no symbol among them): most.
-_PLAIN_KEY = re.compile(r"[0-9a-z\uac00-\ud7a3]*")
-#: Text that `match_key` keys without normalising, once its whitespace is removed: printable
-#: ASCII, Hangul syllables, CJK unified ideographs and the punctuation kowiki writes most
-#: (``·‘’“”〈〉《》「」『』``). NFC and NFKC leave each of them as it is, none combines with
-#: a neighbour (no combining class, never the second of a composition), case folding is
-#: `str.lower` on those kept: tested on each character.
-_SIMPLE = re.compile(r"[!-~\u00b7\u2018\u2019\u201c\u201d\u3008-\u300f\u4e00-\u9fff\uac00-\ud7a3]*")
-#: The characters of `_SIMPLE` that a key keeps (letters and digits; the rest are removed).
-_SIMPLE_WORD = re.compile(r"[0-9A-Za-z\u4e00-\u9fff\uac00-\ud7a3]+")
-
-
-def match_key(text: str) -> str:
-    """`dedup_key` in NFKC without punctuation and symbols: the form exact matches compare.
-
-    NFKC folds compatibility characters: KLUE's NSMC sentences write ``ᄏᄏ`` with
-    conjoining jamo where the reviews have compatibility jamo ``ㅋㅋ``. Symbols
-    (Unicode category S) are looked for only in a key with characters other than ASCII
-    letters, digits and Hangul syllables (none of which is one).
-
-    Computed in both passes of `corpus.dedup`, so by two shortcuts with the same keys
-    (tests/test_corpus_matching.py compares them with the composition
-    ``NON_WORD.sub("", NFKC(dedup_key(text)))`` on every BMP character in context, odd
-    whitespace, jamo and 20,000 kowiki sentences). Text of `_SIMPLE` characters and
-    whitespace (19,569 of those 20,000) needs no normalisation: the key is its letters
-    and digits, lowered. Other text loses what `dedup_key` removes in one regular
-    expression (`DEDUP_GONE`), still before NFKC: a removed space between two
-    conjoining jamo lets NFKC compose them.
-    """
-    bare = "".join(text.split())
-    if _SIMPLE.fullmatch(bare):
-        return "".join(_SIMPLE_WORD.findall(bare)).lower()
-    folded = DEDUP_GONE.sub("", unicodedata.normalize("NFC", text).casefold())  # dedup_key
-    key = NON_WORD.sub("", unicodedata.normalize("NFKC", folded))
-    if _PLAIN_KEY.fullmatch(key):
-        return key
-    return "".join(c for c in key if unicodedata.category(c)[0] != "S")
 
 
 @dataclass(frozen=True)

@@ -71,13 +71,13 @@ _SPACE_AROUND_NEWLINE = re.compile(r" *\n *")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
 _ANY_WS = re.compile(r"\s+")
 #: A run of characters that are neither letters nor digits (punctuation, symbols, spaces,
-#: underscores): what `corpus.matching.match_key` strips and BM25 tokens may not be alone.
+#: underscores): what `match_key` strips and BM25 tokens may not be alone.
 NON_WORD = re.compile(r"[\W_]+")
 #: What `dedup_key` removes from NFC text, in one class: whitespace and every character
 #: `_TABLE` makes a space or a newline or deletes. Case folding maps none of them to a kept
 #: character nor a kept one to them (tested on every code point), so ``DEDUP_GONE.sub("",
 #: NFC(text).casefold())`` is `dedup_key(text)` in one regular expression instead of
-#: `str.translate` and two (`corpus.matching.match_key` uses it so).
+#: `str.translate` and two (`match_key` uses it so).
 DEDUP_GONE = re.compile("[\\s" + re.escape("".join(map(chr, _TABLE))) + "]+")
 
 
@@ -109,3 +109,42 @@ def dedup_key(text: str) -> str:
     sentences that differ only in spacing are the same sentence for dedup.
     """
     return _ANY_WS.sub("", normalize_text(text).casefold())
+
+
+#: Keys of ASCII letters, digits and Hangul syllables only (no symbol among them): most.
+_PLAIN_KEY = re.compile(r"[0-9a-z\uac00-\ud7a3]*")
+#: Text that `match_key` keys without normalising, once its whitespace is removed: printable
+#: ASCII, Hangul syllables, CJK unified ideographs and the punctuation kowiki writes most
+#: (``·‘’“”〈〉《》「」『』``). NFC and NFKC leave each of them as it is, none combines with
+#: a neighbour (no combining class, never the second of a composition), case folding is
+#: `str.lower` on those kept: tested on each character.
+_SIMPLE = re.compile(r"[!-~\u00b7\u2018\u2019\u201c\u201d\u3008-\u300f\u4e00-\u9fff\uac00-\ud7a3]*")
+#: The characters of `_SIMPLE` that a key keeps (letters and digits; the rest are removed).
+_SIMPLE_WORD = re.compile(r"[0-9A-Za-z\u4e00-\u9fff\uac00-\ud7a3]+")
+
+
+def match_key(text: str) -> str:
+    """`dedup_key` in NFKC without punctuation and symbols: the form exact matches compare.
+
+    NFKC folds compatibility characters: KLUE's NSMC sentences write ``ᄏᄏ`` with
+    conjoining jamo where the reviews have compatibility jamo ``ㅋㅋ``. Symbols
+    (Unicode category S) are looked for only in a key with characters other than ASCII
+    letters, digits and Hangul syllables (none of which is one).
+
+    Computed in both passes of `corpus.dedup`, so by two shortcuts with the same keys
+    (tests/test_corpus_matching.py compares them with the composition
+    ``NON_WORD.sub("", NFKC(dedup_key(text)))`` on every BMP character in context, odd
+    whitespace, jamo and 20,000 kowiki sentences). Text of `_SIMPLE` characters and
+    whitespace (19,569 of those 20,000) needs no normalisation: the key is its letters
+    and digits, lowered. Other text loses what `dedup_key` removes in one regular
+    expression (`DEDUP_GONE`), still before NFKC: a removed space between two
+    conjoining jamo lets NFKC compose them.
+    """
+    bare = "".join(text.split())
+    if _SIMPLE.fullmatch(bare):
+        return "".join(_SIMPLE_WORD.findall(bare)).lower()
+    folded = DEDUP_GONE.sub("", unicodedata.normalize("NFC", text).casefold())  # dedup_key
+    key = NON_WORD.sub("", unicodedata.normalize("NFKC", folded))
+    if _PLAIN_KEY.fullmatch(key):
+        return key
+    return "".join(c for c in key if unicodedata.category(c)[0] != "S")

@@ -8,7 +8,8 @@ import pytest
 
 from corpus import calibrate
 from corpus.bm25 import BM25Index, tokenize
-from corpus.matching import Matcher, match_key
+from corpus.matching import Matcher
+from corpus.normalize import match_key
 
 BENCH = [
     "정부는 미세먼지 저감을 위해 노후 경유차의 운행을 제한하는 방안을 검토하고 있다.",

@@ -11,8 +11,9 @@ import pytest
 
 from corpus.bm25 import BM25Index, tokenize
 from corpus.datadir import resolve_data_dir
-from corpus.matching import MatchConfig, Matcher, count_phrases, match_key, short_key_table
+from corpus.matching import MatchConfig, Matcher, count_phrases, short_key_table
 from corpus.mecab_surfaces import mecab_surfaces
+from corpus.normalize import match_key
 
 BENCH = [
     "정말 재미없는 영화다.",
@@ -233,8 +234,7 @@ def test_match_key_shortcut_characters_need_no_normalisation():
     import sys
     import unicodedata
 
-    from corpus.matching import _SIMPLE, _SIMPLE_WORD
-    from corpus.normalize import DEDUP_GONE, NON_WORD
+    from corpus.normalize import _SIMPLE, _SIMPLE_WORD, DEDUP_GONE, NON_WORD
 
     seconds = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}
     for c in range(sys.maxunicode + 1):
