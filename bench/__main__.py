@@ -131,6 +131,17 @@ def _input_rows(res: dict) -> list[dict]:
     ]
 
 
+def _dedup_ab_rows(res: dict) -> list[dict]:
+    old, new = res["names"]["old"], res["names"]["new"]
+    return [{
+        "what": f"decontamination, both passes, {new} vs {old} ({res['sentences']:,} kowiki "
+                f"sentences, {len(res['ratio_per_round'])} rounds at once on two cores)",
+        "reference": f"{old} (`bench.dedup_ab`)", "unit": "sentences/CPU-s",
+        "ours": res["new"]["median"], "ref": res["old"]["median"],
+        "peak_mb": res["new"]["vmhwm_mb"], "ref_peak_mb": res["old"]["vmhwm_mb"],
+    }]  # fmt: skip
+
+
 def _pretrain_rows(res: dict) -> list[dict]:
     return [{
         "what": f"pretraining step, {res['config']} ({res['device']})",
@@ -156,8 +167,8 @@ def _finetune_rows(res: dict) -> list[dict]:
 
 
 #: Modules of bench/ that serve the benchmarks and are not one themselves (commit stamps; the
-#: full-epoch run of `bench.finetune --epoch`).
-NOT_BENCHMARKS = frozenset({"provenance", "finetune_epoch"})
+#: full-epoch run of `bench.finetune --epoch`; the two-commit helpers of `bench.ab_trees`).
+NOT_BENCHMARKS = frozenset({"provenance", "finetune_epoch", "ab_trees"})
 
 #: name -> (small-setting arguments given (data dir, json path), JSON on stdout?, row adapter,
 #:          needs the shared data)
@@ -167,6 +178,12 @@ SMALL: dict[str, Spec] = {
         lambda d, j: ["--queries", "200", "--rank-queries", "2", "--scale-base", "300",
                       "--json", j],
         False, _dedup_rows, True,
+    ),
+    # issue #29's ratio: the commit it measured against, unpacked from this clone's history
+    "dedup_ab": (
+        lambda d, j: ["c36ded4", "HEAD", "--sentences", "2000", "--rounds", "2",
+                      "--data-dir", str(d)],
+        True, _dedup_ab_rows, True,
     ),
     "finetune_metrics": (
         lambda d, j: ["--ner-sentences", "200", "--repeat", "2", "--json", j],

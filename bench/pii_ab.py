@@ -19,16 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.ab_trees import pinned_round, share, unpack
 from bench.provenance import stamp
 
-_ROOT = Path(__file__).resolve().parent.parent
 #: What each process runs: ``python -c _PASSES tree data_dir mb passes``.
 _PASSES = """
 import json, sys, time
@@ -50,56 +48,20 @@ print(json.dumps(out))
 """
 
 
-def _unpack(commit: str, into: Path) -> Path:
-    """`commit`'s tree in `into`, with today's PII bench modules."""
-    into.mkdir(parents=True)
-    archive = subprocess.run(
-        ["git", "-C", str(_ROOT), "archive", commit], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    for name in ("pii.py", "provenance.py"):
-        shutil.copy(_ROOT / "bench" / name, into / "bench" / name)
-    return into
-
-
-def _start(tree: Path, args: argparse.Namespace, core: int | None) -> subprocess.Popen:
-    """The process that times `tree`'s passes, pinned to `core` when one is given."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    cmd = [sys.executable, "-c", _PASSES, str(tree), args.data_dir, str(args.mb), str(args.passes)]
-    pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
-    return subprocess.Popen(
-        cmd, cwd=tree, env=env, stdout=subprocess.PIPE, text=True, preexec_fn=pin
-    )
-
-
 def _round(trees: dict[str, Path], args: argparse.Namespace, swap: bool) -> dict[str, dict]:
-    """One round: both commits' passes, at once on two cores (swapped when `swap`), or one
-    after the other where fewer than two cores are ours."""
-    cores = sorted(os.sched_getaffinity(0))[:2]
-    if len(cores) < 2:
-        return {c: _result(_start(t, args, None)) for c, t in trees.items()}
-    if swap:
-        cores.reverse()
-    runs = {c: _start(t, args, core) for (c, t), core in zip(trees.items(), cores, strict=True)}
-    return {c: _result(p) for c, p in runs.items()}
-
-
-def _result(proc: subprocess.Popen) -> dict[str, list[float]]:
-    out, _ = proc.communicate()
-    if proc.returncode:
-        raise RuntimeError(f"a timing process failed (exit {proc.returncode})")
-    return json.loads(out)
-
-
-def _share(values: list[float], q: float) -> float:
-    """The value below which a share `q` of `values` lies (the lower one)."""
-    return sorted(values)[int(len(values) * q)]
+    """One round: both commits' passes at once, each on its own core (`ab_trees`)."""
+    cmd = [sys.executable, "-c", _PASSES]
+    args_of = [args.data_dir, str(args.mb), str(args.passes)]
+    return pinned_round({r: ([*cmd, str(t), *args_of], t) for r, t in trees.items()}, swap)
 
 
 def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         # by role, not by commit: a commit compared with itself gets two trees
-        trees = {role: _unpack(getattr(args, role), Path(tmp) / role) for role in ("old", "new")}
+        trees = {
+            role: unpack(getattr(args, role), Path(tmp) / role, ("pii.py", "provenance.py"))
+            for role in ("old", "new")
+        }
         times: dict[str, dict[str, list[float]]] = {role: {} for role in trees}
         start = time.time()
         for r in range(args.rounds):
@@ -113,8 +75,8 @@ def run(args: argparse.Namespace) -> dict:
             "passes": len(new),
             "old_min_s": round(min(old), 4),
             "new_min_s": round(min(new), 4),
-            "ratio_median": round(_share(old, 0.5) / _share(new, 0.5), 3),
-            "ratio_q25": round(_share(old, 0.25) / _share(new, 0.25), 3),
+            "ratio_median": round(share(old, 0.5) / share(new, 0.5), 3),
+            "ratio_q25": round(share(old, 0.25) / share(new, 0.25), 3),
             "ratio_min": round(min(old) / min(new), 3),
         }
     return stamp(out)

@@ -70,3 +70,45 @@ def test_rank_queries_0_runs_no_rank_bm25_child(monkeypatch):
     assert "rank_bm25" not in ran
     assert [r["method"] for r in rows] == ["ours", "ours-previous", "rank_bm25", "bm25s"]
     assert rows[2]["error"] == "not run (--rank-queries 0)"
+
+
+def test_dedup_ab_times_two_trees_on_the_same_sentences(tmp_path):
+    """`python -m bench.dedup_ab HEAD HEAD`: both trees unpacked, each index built by its own
+    code, the same sentences decided in every round with the same decisions (a fixture
+    title removed, unrelated sentences kept), rates and ratios reported per round."""
+    import json
+
+    from bench import dedup_ab
+
+    klue = os.path.join(os.path.dirname(__file__), "fixtures", "klue")
+    with open(os.path.join(klue, "ynat-v1.1", "ynat-v1.1_train.json"), encoding="utf-8") as fh:
+        titles = [x["title"] for x in json.load(fh)[:3]]
+    unrelated = [
+        f"시험용 문장 {i}번은 어느 벤치마크와도 관련이 없는 내용입니다." for i in range(20)
+    ]
+    texts = tmp_path / "texts.txt"
+    texts.write_text("\n".join(titles + unrelated) + "\n", encoding="utf-8")
+    args = dedup_ab.argparse.Namespace(
+        old="HEAD", new="HEAD", sentences=100, rounds=2, data_dir=str(tmp_path),
+        klue_dir=klue, texts=str(texts), index_root=str(tmp_path / "idx"),
+    )  # fmt: skip
+    out = dedup_ab.run(args)
+    assert out["sentences"] == 23 and out["names"] == {"old": "HEAD", "new": "HEAD"}
+    assert out["old"]["decisions"] == out["new"]["decisions"]
+    assert out["old"]["removed"] == out["new"]["removed"] == 3
+    for role in ("old", "new"):
+        assert len(out[role]["sentences_per_cpu_s"]) == 2 and out[role]["median"] > 0
+        assert out[role]["vmhwm_mb"] > 0
+    assert len(out["ratio_per_round"]) == 2 and out["ratio_median"] > 0
+
+
+def test_dedup_ab_refuses_rounds_of_one_commit_that_decide_differently():
+    import pytest
+
+    from bench import dedup_ab
+
+    row = {"cpu_s": 1.0, "start_cpu_s": 0.1, "vmhwm_mb": 300, "removed": 1, "decisions": "a"}
+    runs = {"old": [row, row], "new": [row, dict(row, decisions="b")]}
+    with pytest.raises(RuntimeError, match="new: decisions differ"):
+        dedup_ab.summary(runs, 10)
+    assert dedup_ab.summary({"old": [row], "new": [dict(row, cpu_s=0.5)]}, 10)["ratio_median"] == 2
