@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
             row = {"objective": objective, "seq_len": seq_len, "build_s": build_s}
             row.update(time_loader(out, args.batch_size, args.steps, args.workers))
             loader_rows.append(row)
-            print(json.dumps(row), flush=True)
+            print(json.dumps(row), file=sys.stderr, flush=True)  # progress; stdout: tables
 
     def loader_rate(objective: str, seq_len: int) -> dict:
         return next(
