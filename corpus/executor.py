@@ -122,7 +122,7 @@ class ShardJob:
         """Streams the shard's input with the reader options of the stage config.
 
         The config keys are those `corpus.readers.reader_config` writes (format,
-        text_field, column, on_error); bad lines go to this shard's quarantine.
+        text_field, column, on_error, encoding); bad lines go to this shard's quarantine.
         A part of a large file is read as that part (range or chunk) with the
         line numbers of the whole file.
         """
@@ -138,6 +138,7 @@ class ShardJob:
             "text_field": cfg.get("text_field"),
             "column": cfg.get("column"),
             "on_error": cfg.get("on_error", "raise"),
+            "encoding": cfg.get("encoding", "utf-8"),
             **overrides,
         }
         records = iter_records(self.input_path, quarantine=self.quarantine, options=opts, **kwargs)
@@ -468,6 +469,7 @@ def run_stage(
         shard_bytes=config.get("shard_bytes") or sharding.DEFAULT_SHARD_BYTES,
         fmt=config.get("format", "auto"),
         on_error=config.get("on_error", "raise"),
+        encoding=config.get("encoding", "utf-8"),
         chunk_dir=chunk_dir,
         workers=workers or 1,
     )

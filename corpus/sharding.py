@@ -223,6 +223,7 @@ def plan_shards(
     on_error: str = "raise",
     chunk_dir: str | None = None,
     workers: int = 1,
+    encoding: str = "utf-8",
 ) -> list[Shard]:
     """The shards of `files`, in order; a file is split only when large and line-oriented."""
     from corpus.readers import detect_format
@@ -237,7 +238,7 @@ def plan_shards(
         if not big:
             shards.append(Shard(path))
             continue
-        real_fmt = detect_format(path) if fmt == "auto" else fmt
+        real_fmt = detect_format(path, encoding) if fmt == "auto" else fmt
         if real_fmt not in SPLITTABLE_FORMATS:
             shards.append(Shard(path))
         elif kind is None:

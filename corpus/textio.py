@@ -43,6 +43,12 @@ DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
 #: whose 3rd line is bad is not "mostly garbage"); the executor checks whole shards at the end.
 MIN_LINES_FOR_RATE = 1000
 _CHUNK = 1 << 16
+#: Encodings the readers decode (``--encoding``). CP949 (Windows' Korean code page, a
+#: superset of EUC-KR) is how Korean text saved by older Windows tools and many public
+#: Korean datasets come; like UTF-8 it never has a ``\n`` byte inside a character, so
+#: lines, byte ranges and chunks split the same way.
+ENCODINGS = ("utf-8", "cp949")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 #: First bytes of each compressed format we read, and its name.
 MAGIC = (
@@ -119,7 +125,8 @@ class Quarantine:
                 line,
                 f"quarantine rate {rate:.1%} ({self.total} bad of {self.lines} lines) is above "
                 f"--max-quarantine-rate {self.max_rate:g}: the input looks like garbage "
-                f"(wrong --format? a binary file?); bad lines by reason: {dict(self.counts)}",
+                f"(wrong --format or --encoding? a binary file?); bad lines by reason: "
+                f"{dict(self.counts)}",
             )
 
     def _write(self, error: InputError, raw: bytes | None) -> None:
@@ -373,11 +380,14 @@ def iter_lines(
     byte_range: ByteRange | None = None,
     name: str | None = None,
     first_line: int = 1,
+    encoding: str = "utf-8",
 ) -> Iterator[tuple[int, str]]:
     """Yields ``(line_number, text)`` for each good line of a text file, 1-based.
 
-    Checks each line for invalid UTF-8, NUL bytes and length; strips a UTF-8
-    BOM on line 1 and a trailing ``\\r`` (CRLF files) unless `keep_ends`.
+    Checks each line for invalid `encoding` (one of `ENCODINGS`), NUL bytes and length;
+    strips a UTF-8 BOM on line 1 and a trailing ``\\r`` (CRLF files) unless `keep_ends`.
+    A UTF-16 file (its byte-order mark on line 1) is one error for the whole file, naming
+    the conversion; a UTF-8 line that reads as CP949 Korean says ``--encoding cp949``.
     Bad lines raise `InputError` or, with ``on_error="skip"``, go to
     `quarantine` and are not yielded. A truncated or corrupt compressed file
     raises, or in ``skip`` mode quarantines the rest of the file.
@@ -407,6 +417,7 @@ def iter_lines(
             keep_ends=keep_ends,
             first_line=first_line,
             limit=limit,
+            encoding=encoding,
         )
 
 
@@ -420,12 +431,15 @@ def iter_stream_lines(
     keep_ends: bool = False,
     first_line: int = 1,
     limit: int | None = None,
+    encoding: str = "utf-8",
 ) -> Iterator[tuple[int, str]]:
     """`iter_lines` over an already open binary stream (an archive member, say).
 
     `name` is what errors call the stream, e.g. ``archive.tar.gz:member``.
     With `limit`, only lines starting within the next `limit` bytes are read.
     """
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
     lineno = first_line - 1
     offset = 0
     lines = _raw_lines(fh, name, max_line_bytes)
@@ -459,20 +473,48 @@ def iter_stream_lines(
             err = InputError(name, lineno, f"line too long: over {max_line_bytes} bytes")
             handle(err, on_error, quarantine, raw)
             continue
+        if lineno == 1 and raw.startswith(_UTF16_BOMS):
+            handle(_utf16_error(name), on_error, quarantine)
+            return
         if b"\x00" in raw:
             handle(InputError(name, lineno, "NUL byte in line"), on_error, quarantine, raw)
             continue
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode(encoding)
         except UnicodeDecodeError as e:
-            err = InputError(name, lineno, f"invalid UTF-8: byte {e.start} of the line")
-            handle(err, on_error, quarantine, raw)
+            handle(_decode_error(name, lineno, raw, encoding, e), on_error, quarantine, raw)
             continue
         if lineno == 1 and text.startswith("\ufeff"):
             text = text[1:]
         if not keep_ends and text.endswith("\r"):
             text = text[:-1]
         yield lineno, text
+
+
+def _utf16_error(name: str) -> InputError:
+    """The whole file is UTF-16 (a byte-order mark starts it): one error, with the fix."""
+    return InputError(
+        name,
+        1,
+        "UTF-16 text: every line of this file is unreadable as UTF-8 or CP949; convert it "
+        f"first: iconv -f UTF-16 -t UTF-8 {name} > {name}.utf8",
+    )
+
+
+def _decode_error(
+    name: str, lineno: int, raw: bytes, encoding: str, e: UnicodeDecodeError
+) -> InputError:
+    """Why `raw` is not `encoding` text; for UTF-8 that reads as Korean in CP949, the option
+    that reads it (the reason before its first colon stays the quarantine's category)."""
+    reason = f"invalid {encoding.upper()}: byte {e.start} of the line"
+    if encoding == "utf-8":
+        try:
+            other = raw.decode("cp949")
+        except UnicodeDecodeError:
+            other = ""
+        if any("\uac00" <= c <= "\ud7a3" for c in other):
+            reason += " (it reads as Korean in CP949/EUC-KR: rerun with --encoding cp949)"
+    return InputError(name, lineno, reason)
 
 
 def decode_text(data: bytes, name: str) -> str:

@@ -24,7 +24,14 @@ from functools import partial
 from corpus.readers import jsonl, petitions, plaintext, tabular, wikiextractor
 from corpus.readers.base import ReadOptions, default_source, file_key
 from corpus.records import REQUIRED_FIELDS, CorpusRecord
-from corpus.textio import COMPRESSED_SUFFIXES, InputError, OnError, Quarantine, iter_lines
+from corpus.textio import (
+    COMPRESSED_SUFFIXES,
+    ENCODINGS,
+    InputError,
+    OnError,
+    Quarantine,
+    iter_lines,
+)
 
 READERS = {
     "text": plaintext.read,
@@ -47,7 +54,7 @@ def _bare_name(path: str) -> str:
     return name
 
 
-def detect_format(path: str | os.PathLike) -> str:
+def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     """Guesses a file's format from its name, then from its first non-blank line."""
     path = os.fspath(path)
     name = _bare_name(path)
@@ -55,7 +62,7 @@ def detect_format(path: str | os.PathLike) -> str:
     if ext in (".csv", ".tsv"):
         return ext[1:]
     first = ""
-    for _, line in iter_lines(path, on_error="skip"):
+    for _, line in iter_lines(path, on_error="skip", encoding=encoding):
         if line.strip():
             first = line.strip()
             break
@@ -153,6 +160,7 @@ def iter_records(
     on_error: OnError = "raise",
     quarantine: Quarantine | None = None,
     options: ReadOptions | None = None,
+    encoding: str | None = None,
 ) -> Iterator[CorpusRecord]:
     """Streams the records of one file in any supported format.
 
@@ -170,8 +178,9 @@ def iter_records(
     opts.column = column if column is not None else opts.column
     opts.on_error = on_error
     opts.quarantine = quarantine if quarantine is not None else opts.quarantine
+    opts.encoding = encoding if encoding is not None else opts.encoding
     if fmt == "auto":
-        fmt = detect_format(path)
+        fmt = detect_format(path, opts.encoding)
     yield from READERS[fmt](path, opts)
 
 
@@ -181,6 +190,13 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--format", choices=FORMATS, default="auto", help="input format")
     g.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
     g.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    g.add_argument(
+        "--encoding",
+        choices=ENCODINGS,
+        default="utf-8",
+        help="the input files' encoding: cp949 reads Korean text saved as CP949 or EUC-KR "
+        "(Windows' 'ANSI' Korean); UTF-16 files are to be converted first (default %(default)s)",
+    )
     g.add_argument(
         "--exclude",
         action="append",
@@ -202,6 +218,8 @@ def reader_config(args: argparse.Namespace) -> dict:
     }
     if getattr(args, "exclude", None):  # only when given: older runs' fingerprints stay valid
         config["exclude"] = list(args.exclude)
+    if getattr(args, "encoding", "utf-8") != "utf-8":  # the same
+        config["encoding"] = args.encoding
     # input handling options of `corpus.executor.add_executor_arguments`, where present
     for key in ("max_quarantine_rate", "shard_bytes", "hash_inputs"):
         if getattr(args, key, None) is not None:

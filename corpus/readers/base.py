@@ -49,6 +49,8 @@ class ReadOptions:
     #: first line is line `first_line` of the named file; ids and errors name the named file.
     physical_path: str | None = None
     first_line: int = 1
+    #: The files' text encoding (`corpus.textio.ENCODINGS`).
+    encoding: str = "utf-8"
 
     def lines(self, path: str) -> Iterator[tuple[int, str]]:
         """``(line number, text)`` of the good lines of `path` (or of its range or chunk)."""
@@ -59,6 +61,7 @@ class ReadOptions:
             byte_range=self.byte_range,
             name=path,
             first_line=self.first_line,
+            encoding=self.encoding,
         )
 
     def source_for(self, path: str) -> str:
