@@ -3,8 +3,10 @@
 Formats (``fmt``): ``text`` (one sentence or document per line), ``records``
 / ``jsonl`` (our corpus records, or JSON Lines with a text field),
 ``wikiextractor`` (``<doc id url title>`` blocks), ``petitions`` (the
-petitions archive), ``csv`` and ``tsv`` (by ``column``). ``auto`` picks one
-from the file name and its first non-blank line. Compressed files (gzip, zstd,
+petitions archive), ``modu`` (NIKL 모두의 말뭉치 JSON, a document per record),
+``csv`` and ``tsv`` (by ``column``). ``auto`` picks one from the file name and
+its first non-blank line (a ``.json`` file that is one JSON object with a
+``document`` list is MODU). Compressed files (gzip, zstd,
 xz, bzip2: recognised by their first bytes) are decompressed transparently.
 
     >>> for rec in iter_records("kowiki/AA/wiki_00"):
@@ -18,10 +20,11 @@ import fnmatch
 import glob
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from corpus.readers import jsonl, petitions, plaintext, tabular, wikiextractor
+from corpus.readers import jsonl, modu, petitions, plaintext, tabular, wikiextractor
 from corpus.readers.base import ReadOptions, default_source, file_key
 from corpus.records import REQUIRED_FIELDS, CorpusRecord
 from corpus.textio import (
@@ -31,6 +34,7 @@ from corpus.textio import (
     OnError,
     Quarantine,
     iter_lines,
+    open_binary,
 )
 
 READERS = {
@@ -38,6 +42,7 @@ READERS = {
     "jsonl": jsonl.read,
     "records": jsonl.read,
     "wikiextractor": wikiextractor.read,
+    "modu": modu.read,
     "petitions": petitions.read,
     "csv": partial(tabular.read, delimiter=","),
     "tsv": partial(tabular.read, delimiter="\t"),
@@ -52,6 +57,14 @@ def _bare_name(path: str) -> str:
     for suffix in COMPRESSED_SUFFIXES:
         name = name.removesuffix(suffix)
     return name
+
+
+def _is_modu(path: str) -> bool:
+    """Whether a JSON file that is not JSON Lines has a NIKL ``"document"`` list near its
+    start (after the corpus's ``id`` and ``metadata``)."""
+    with open_binary(path) as fh:
+        head = fh.read(1 << 16)
+    return re.search(rb'"document"\s*:\s*\[', head) is not None
 
 
 def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
@@ -72,13 +85,19 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
         try:
             obj = json.loads(first)
         except json.JSONDecodeError:
+            if ext == ".json" and _is_modu(path):
+                return "modu"
             return "jsonl" if ext in (".jsonl", ".json") else "text"
         if isinstance(obj, dict):
+            if isinstance(obj.get("document"), list):  # a MODU file on one line
+                return "modu"
             if "petition_idx" in obj and "content" in obj:
                 return "petitions"
             if all(k in obj for k in REQUIRED_FIELDS):
                 return "records"
             return "jsonl"
+    if ext == ".json" and not first and _is_modu(path):  # one line longer than a line may be
+        return "modu"
     if ext == ".jsonl":
         return "jsonl"
     return "text"

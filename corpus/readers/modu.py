@@ -1,0 +1,124 @@
+"""NIKL 모두의 말뭉치 (the MODU corpus of the KLUE paper): one JSON object per file, read a
+document at a time.
+
+A file is ``{"id", "metadata", "document": [...]}``, often pretty-printed and up to hundreds
+of MB (the newspaper corpus), so it is streamed with ijson: one document in memory at a time,
+never the file. Each document is one record; its text is its units' ``form`` fields, one per
+line (newlines are paragraph breaks for `corpus.sentences`), from the first list it has of
+
+- ``paragraph`` (newspaper, written, web, non-published corpora),
+- ``utterance`` (spoken and messenger corpora: one line per utterance),
+- ``sentence`` (the annotated corpora: morphology, named entities, parsing, ...).
+
+Ids are ``<file key>:<document id>`` (NIKL's own ids, such as ``NWRW1800000021.1``, stable
+across copies of the corpus). The document's ``title``, ``date``, ``topic`` and
+``publisher`` are kept as extra fields; nothing about people (``author``, speakers'
+age, sex, occupation) is carried into the records. A document without text (every form
+empty) is counted as ``empty_document``; one that is malformed (no unit list, a form that is
+not a string) is an `InputError` naming the file and the document's position, quarantined
+in ``skip`` mode; broken JSON ends the file there (its documents before it are kept).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator
+
+import ijson
+
+from corpus.readers.base import ReadOptions, file_key
+from corpus.records import CorpusRecord
+from corpus.textio import InputError, handle, open_binary
+
+#: The lists of a document whose units' ``form`` is its text, in the order looked for.
+UNIT_LISTS = ("paragraph", "utterance", "sentence")
+#: Document metadata kept as extra fields (nothing about people).
+KEPT_METADATA = ("title", "date", "topic", "publisher")
+_BOM = b"\xef\xbb\xbf"
+_END = object()
+
+
+class _WithoutBom:
+    """A binary stream less a leading UTF-8 byte-order mark (NIKL files may start with one,
+    which the JSON parser refuses)."""
+
+    def __init__(self, fh):
+        self._fh = fh
+        head = fh.read(len(_BOM))
+        self._head = b"" if head == _BOM else head
+
+    def read(self, n: int = -1) -> bytes:
+        if not self._head:
+            return self._fh.read(n)
+        head, self._head = self._head, b""
+        if n is not None and 0 <= n <= len(head):
+            self._head = head[n:]
+            return head[:n]
+        return head + self._fh.read(-1 if n is None or n < 0 else n - len(head))
+
+
+def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | None:
+    """The record of the `n`-th document (1-based) of `path`, None when it has no text;
+    `InputError` when it is not a NIKL document."""
+    where = f"document {n}"
+    if not isinstance(doc, dict):
+        raise InputError(path, None, f"wrong type: {where} is not a JSON object")
+    key = next((k for k in UNIT_LISTS if isinstance(doc.get(k), list)), None)
+    if key is None:
+        raise InputError(path, None, f"missing field: {where} has no list among {UNIT_LISTS}")
+    forms = []
+    for unit in doc[key]:
+        form = unit.get("form") if isinstance(unit, dict) else None
+        if not isinstance(form, str):
+            raise InputError(path, None, f"wrong type: a {key} of {where} has no string 'form'")
+        if form.strip():
+            forms.append(form.strip())
+    if not forms:
+        return None
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    extra = {k: meta[k] for k in KEPT_METADATA if isinstance(meta.get(k), str) and meta[k]}
+    doc_id = doc.get("id") if isinstance(doc.get("id"), str) else str(n)
+    return CorpusRecord(
+        id=f"{file_key(path)}:{doc_id}",
+        text="\n".join(forms),
+        source=opts.source_for(path),
+        extra=extra,
+    )
+
+
+def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    if opts.encoding != "utf-8":
+        raise ValueError(f"{path}: MODU files are UTF-8 (--encoding {opts.encoding} given)")
+    n = 0
+    with open_binary(os.fspath(path)) as fh:
+        docs = ijson.items(_WithoutBom(fh), "document.item", use_float=True)
+        while True:
+            try:
+                doc = next(docs, _END)
+            except (ijson.JSONError, EOFError, OSError, ValueError, zlib.error) as e:
+                err = InputError(
+                    path,
+                    None,
+                    f"malformed JSON after document {n}: {str(e).splitlines()[0][:200]}; the "
+                    f"rest of the file is unreadable ({n} documents read)",
+                )
+                handle(err, opts.on_error, opts.quarantine)
+                return
+            if doc is _END:
+                break
+            n += 1
+            if opts.quarantine is not None:
+                opts.quarantine.lines += 1
+            try:
+                rec = document_record(doc, path, n, opts)
+            except InputError as e:
+                handle(e, opts.on_error, opts.quarantine)
+                continue
+            if rec is None:
+                opts.count("empty_document")
+                continue
+            yield rec
+    if n == 0:
+        err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
+        handle(err, opts.on_error, opts.quarantine)
