@@ -49,6 +49,7 @@ _CHUNK = 1 << 16
 #: lines, byte ranges and chunks split the same way.
 ENCODINGS = ("utf-8", "cp949")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 #: First bytes of each compressed format we read, and its name.
 MAGIC = (
@@ -253,6 +254,25 @@ class _Owning:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class WithoutBom:
+    """A binary stream less a leading UTF-8 byte-order mark, for the JSON parser that reads
+    whole-file JSON (`corpus.readers.modu`, `corpus.readers.json_array`), which refuses it."""
+
+    def __init__(self, fh: BinaryIO):
+        self._fh = fh
+        head = fh.read(len(_UTF8_BOM))
+        self._head = b"" if head == _UTF8_BOM else head
+
+    def read(self, n: int = -1) -> bytes:
+        if not self._head:
+            return self._fh.read(n)
+        head, self._head = self._head, b""
+        if n is not None and 0 <= n <= len(head):
+            self._head = head[n:]
+            return head[:n]
+        return head + self._fh.read(-1 if n is None or n < 0 else n - len(head))
 
 
 def open_binary(path: str | os.PathLike) -> BinaryIO:

@@ -4,9 +4,10 @@ Formats (``fmt``): ``text`` (one sentence or document per line), ``records``
 / ``jsonl`` (our corpus records, or JSON Lines with a text field),
 ``wikiextractor`` (``<doc id url title>`` blocks), ``petitions`` (the
 petitions archive), ``modu`` (NIKL 모두의 말뭉치 JSON, a document per record),
-``csv`` and ``tsv`` (by ``column``). ``auto`` picks one from the file name and
-its first non-blank line (a ``.json`` file that is one JSON object with a
-``document`` list is MODU). Compressed files (gzip, zstd,
+``json`` (a JSON array, an element per record), ``csv`` and ``tsv`` (by
+``column``). ``auto`` picks one from the file name and its first non-blank
+line (a ``.json`` file starting with ``[`` is ``json``; one that is a single
+object with a ``document`` list is ``modu``). Compressed files (gzip, zstd,
 xz, bzip2: recognised by their first bytes) are decompressed transparently.
 
     >>> for rec in iter_records("kowiki/AA/wiki_00"):
@@ -24,7 +25,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from corpus.readers import jsonl, modu, petitions, plaintext, tabular, wikiextractor
+from corpus.readers import json_array, jsonl, modu, petitions, plaintext, tabular, wikiextractor
 from corpus.readers.base import ReadOptions, default_source, file_key
 from corpus.records import REQUIRED_FIELDS, CorpusRecord
 from corpus.textio import (
@@ -43,6 +44,7 @@ READERS = {
     "records": jsonl.read,
     "wikiextractor": wikiextractor.read,
     "modu": modu.read,
+    "json": json_array.read,
     "petitions": petitions.read,
     "csv": partial(tabular.read, delimiter=","),
     "tsv": partial(tabular.read, delimiter="\t"),
@@ -81,6 +83,8 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
             break
     if first.startswith("<doc "):
         return "wikiextractor"
+    if first.startswith("[") and ext == ".json":
+        return "json"
     if first.startswith("{"):
         try:
             obj = json.loads(first)

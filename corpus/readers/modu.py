@@ -29,33 +29,13 @@ import ijson
 
 from corpus.readers.base import ReadOptions, file_key
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle, open_binary
+from corpus.textio import InputError, WithoutBom, handle, open_binary
 
 #: The lists of a document whose units' ``form`` is its text, in the order looked for.
 UNIT_LISTS = ("paragraph", "utterance", "sentence")
 #: Document metadata kept as extra fields (nothing about people).
 KEPT_METADATA = ("title", "date", "topic", "publisher")
-_BOM = b"\xef\xbb\xbf"
 _END = object()
-
-
-class _WithoutBom:
-    """A binary stream less a leading UTF-8 byte-order mark (NIKL files may start with one,
-    which the JSON parser refuses)."""
-
-    def __init__(self, fh):
-        self._fh = fh
-        head = fh.read(len(_BOM))
-        self._head = b"" if head == _BOM else head
-
-    def read(self, n: int = -1) -> bytes:
-        if not self._head:
-            return self._fh.read(n)
-        head, self._head = self._head, b""
-        if n is not None and 0 <= n <= len(head):
-            self._head = head[n:]
-            return head[:n]
-        return head + self._fh.read(-1 if n is None or n < 0 else n - len(head))
 
 
 def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | None:
@@ -92,7 +72,7 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
         raise ValueError(f"{path}: MODU files are UTF-8 (--encoding {opts.encoding} given)")
     n = 0
     with open_binary(os.fspath(path)) as fh:
-        docs = ijson.items(_WithoutBom(fh), "document.item", use_float=True)
+        docs = ijson.items(WithoutBom(fh), "document.item", use_float=True)
         while True:
             try:
                 doc = next(docs, _END)

@@ -1,4 +1,5 @@
-"""NIKL 모두의 말뭉치 (MODU) files, the KLUE paper's main corpus and its ablations' only one:
+"""Whole-file JSON: NIKL 모두의 말뭉치 (MODU) files, the KLUE paper's main corpus and its
+ablations' only one, and JSON arrays (NSMC's synopses.json). MODU:
 written, spoken and annotated layouts, pretty-printed or on one line, with a byte-order mark
 or gzip, read a document at a time; malformed documents and broken JSON reported."""
 
@@ -178,3 +179,77 @@ def test_prepare_splits_modu_documents_into_sentences(tmp_path):
     assert {r["source"] for r in lines} == {"NIKL_NEWSPAPER"} and len(lines) == 6
     stats = json.loads((out / "stats.json").read_text())
     assert stats["reader_skipped"] == {"empty_document": 1}
+
+
+# JSON arrays ------------------------------------------------------------------------------
+
+ARRAY = [
+    {"id": "a1", "text": "첫 원소의 문장이다. 둘째 문장.", "label": 1},
+    {"text": "둘째 원소.", "label": 0},
+    {"text": "   ", "label": 0},
+    "문자열 원소도 문장이다.",
+]
+
+
+def test_a_json_array_is_a_record_per_element(tmp_path):
+    p = _write(tmp_path / "d" / "data.json", ARRAY)
+    assert detect_format(p) == "json"
+    from corpus.readers import ReadOptions
+
+    opts = ReadOptions()
+    recs = list(iter_records(p, options=opts))
+    assert [(r.id, r.text) for r in recs] == [
+        ("a1", "첫 원소의 문장이다. 둘째 문장."),
+        ("d/data.json:2", "둘째 원소."),
+        ("d/data.json:4", "문자열 원소도 문장이다."),
+    ]
+    assert recs[0].extra == {"label": 1} and recs[0].source == "d"
+    assert opts.skipped == {"empty_document": 1}
+
+
+@pytest.mark.parametrize("shape", ["one_line", "bom", "gzip"])
+def test_every_shape_of_a_json_array_reads_the_same(tmp_path, shape):
+    want = [r.to_dict() for r in iter_records(_write(tmp_path / "a" / "d" / "x.json", ARRAY))]
+    p = tmp_path / "b" / "d" / "x.json"
+    _write(p, ARRAY, indent=None if shape == "one_line" else 4, bom=shape == "bom")
+    if shape == "gzip":
+        p.write_bytes(gzip.compress(p.read_bytes()))
+    assert detect_format(p) == "json"
+    assert [r.to_dict() for r in iter_records(p)] == want and len(want) == 3
+
+
+def test_a_bad_element_is_named_and_broken_json_keeps_what_came_before(tmp_path):
+    p = _write(tmp_path / "d" / "x.json", [{"text": "좋다."}, {"body_x": "필드 없음"}, 7])
+    with pytest.raises(InputError, match=r"x\.json: missing field: element 2: no text field"):
+        list(iter_records(p))
+    q = Quarantine()
+    assert [r.text for r in iter_records(p, on_error="skip", quarantine=q)] == ["좋다."]
+    assert dict(q.counts) == {"missing field": 1, "wrong type": 1}
+    data = _write(p, ARRAY).read_bytes()
+    p.write_bytes(data[: data.index("둘째 원소".encode())])
+    q = Quarantine()
+    assert [r.id for r in iter_records(p, on_error="skip", quarantine=q)] == ["a1"]
+    assert list(q.counts) == ["malformed JSON after element 1"]
+
+
+def test_json_format_on_an_object_says_it_is_no_array(tmp_path):
+    p = _write(tmp_path / "x.json", {"rows": [{"text": "문장"}]})
+    with pytest.raises(InputError, match="not a JSON array"):
+        list(iter_records(p, fmt="json"))
+    assert list(iter_records(_write(tmp_path / "e.json", []), fmt="json")) == []  # empty: fine
+
+
+def test_nsmc_synopses_read_with_their_text_field():
+    """The shared data's one JSON array (50 synopses), left out of earlier corpus runs."""
+    from corpus.datadir import resolve_data_dir
+
+    try:
+        p = resolve_data_dir() / "corpus" / "nsmc" / "synopses.json"
+    except FileNotFoundError:
+        pytest.skip("no shared data directory")
+    if not p.exists():
+        pytest.skip("no shared data directory")
+    recs = list(iter_records(p, text_field="synopsis"))
+    assert len(recs) == 50 and recs[0].id == "nsmc/synopses.json:1"
+    assert set(recs[0].extra) == {"rating", "title_en", "title_kr"}
+    assert all(r.text.strip() for r in recs) and sum(len(r.text) for r in recs) > 5000

@@ -1,0 +1,84 @@
+"""A JSON file that is one array (``[{...}, {...}]``, often pretty-printed): a record per
+element, read one element at a time.
+
+Many Korean datasets come so (NSMC's ``synopses.json``, exports of crawls and annotation
+tools), and a pretty-printed array is not JSON Lines: read line by line, every line would
+be malformed. Elements are streamed with ijson (one in memory at a time). An object element
+becomes a record as a JSON Lines object does (`corpus.readers.jsonl.to_record`: the text
+from ``--text-field`` or the first of the usual text fields, ``--id-field``, the other keys
+kept); a string element is the text itself. Ids are ``<file key>:<element number>``
+(1-based) unless the element has an ``id`` or ``--id-field``. Errors name the element, not
+a line: ``file: element 7: missing field ...``.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterator
+
+import ijson
+
+from corpus.readers.base import ReadOptions, file_key
+from corpus.readers.jsonl import to_record
+from corpus.records import CorpusRecord
+from corpus.textio import InputError, WithoutBom, handle, open_binary
+
+_END = object()
+
+
+def element_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord:
+    """The record of the `n`-th element (1-based); `InputError` naming the element."""
+    if isinstance(obj, str):
+        return CorpusRecord(id=f"{file_key(path)}:{n}", text=obj, source=opts.source_for(path))
+    if not isinstance(obj, dict):
+        raise InputError(path, None, f"wrong type: element {n} is a {type(obj).__name__}")
+    try:
+        return to_record(obj, path, n, opts)
+    except InputError as e:
+        kind, _, detail = e.reason.partition(":")
+        raise InputError(path, None, f"{kind}: element {n}:{detail}") from None
+
+
+def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    if opts.encoding != "utf-8":
+        raise ValueError(f"{path}: JSON files are read as UTF-8 (--encoding {opts.encoding})")
+    n = 0
+    with open_binary(os.fspath(path)) as fh:
+        items = ijson.items(WithoutBom(fh), "item", use_float=True)
+        while True:
+            try:
+                obj = next(items, _END)
+            except (ijson.JSONError, EOFError, OSError, ValueError, zlib.error) as e:
+                reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+                err = InputError(
+                    path,
+                    None,
+                    f"malformed JSON after element {n}: {reason}; the rest of the file is "
+                    f"unreadable ({n} elements read)",
+                )
+                handle(err, opts.on_error, opts.quarantine)
+                return
+            if obj is _END:
+                break
+            n += 1
+            if opts.quarantine is not None:
+                opts.quarantine.lines += 1
+            try:
+                rec = element_record(obj, path, n, opts)
+            except InputError as e:
+                handle(e, opts.on_error, opts.quarantine)
+                continue
+            if not rec.text.strip():
+                opts.count("empty_document")
+                continue
+            yield rec
+    if n == 0 and _first_character(path) != b"[":
+        err = InputError(path, None, "not a JSON array: --format json reads [ {...}, ... ]")
+        handle(err, opts.on_error, opts.quarantine)
+
+
+def _first_character(path: str) -> bytes:
+    """The file's first byte that is not whitespace (after a byte-order mark)."""
+    with open_binary(path) as fh:
+        return WithoutBom(fh).read(4096).lstrip()[:1]
