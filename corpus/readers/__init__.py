@@ -4,9 +4,11 @@ Formats (``fmt``): ``text`` (one sentence or document per line), ``records``
 / ``jsonl`` (our corpus records, or JSON Lines with a text field),
 ``wikiextractor`` (``<doc id url title>`` blocks), ``petitions`` (the
 petitions archive), ``modu`` (NIKL 모두의 말뭉치 JSON, a document per record),
-``json`` (a JSON array, an element per record), ``csv`` and ``tsv`` (by
+``json`` (a JSON array, an element per record), ``namuwiki`` (the NamuWiki
+dump, an article per record, its markup made prose), ``csv`` and ``tsv`` (by
 ``column``). ``auto`` picks one from the file name and its first non-blank
-line (a ``.json`` file starting with ``[`` is ``json``; one that is a single
+line (a ``.json`` file starting with ``[`` is ``json``, or ``namuwiki`` when
+its head has ``namespace`` and ``contributors`` keys; one that is a single
 object with a ``document`` list is ``modu``). Compressed files (gzip, zstd,
 xz, bzip2: recognised by their first bytes) are decompressed transparently.
 
@@ -25,7 +27,16 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from corpus.readers import json_array, jsonl, modu, petitions, plaintext, tabular, wikiextractor
+from corpus.readers import (
+    json_array,
+    jsonl,
+    modu,
+    namuwiki,
+    petitions,
+    plaintext,
+    tabular,
+    wikiextractor,
+)
 from corpus.readers.base import ReadOptions, default_source, file_key
 from corpus.records import REQUIRED_FIELDS, CorpusRecord
 from corpus.textio import (
@@ -45,6 +56,7 @@ READERS = {
     "wikiextractor": wikiextractor.read,
     "modu": modu.read,
     "json": json_array.read,
+    "namuwiki": namuwiki.read,
     "petitions": petitions.read,
     "csv": partial(tabular.read, delimiter=","),
     "tsv": partial(tabular.read, delimiter="\t"),
@@ -61,12 +73,17 @@ def _bare_name(path: str) -> str:
     return name
 
 
+def _head_has(path: str, *patterns: bytes) -> bool:
+    """Whether the first 64 KiB of `path` (decompressed) match every regular expression."""
+    with open_binary(path) as fh:
+        head = fh.read(1 << 16)
+    return all(re.search(p, head) for p in patterns)
+
+
 def _is_modu(path: str) -> bool:
     """Whether a JSON file that is not JSON Lines has a NIKL ``"document"`` list near its
     start (after the corpus's ``id`` and ``metadata``)."""
-    with open_binary(path) as fh:
-        head = fh.read(1 << 16)
-    return re.search(rb'"document"\s*:\s*\[', head) is not None
+    return _head_has(path, rb'"document"\s*:\s*\[')
 
 
 def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
@@ -84,7 +101,7 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     if first.startswith("<doc "):
         return "wikiextractor"
     if first.startswith("[") and ext == ".json":
-        return "json"
+        return "namuwiki" if _head_has(path, rb'"namespace"', rb'"contributors"') else "json"
     if first.startswith("{"):
         try:
             obj = json.loads(first)

@@ -40,12 +40,17 @@ def element_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusR
         raise InputError(path, None, f"{kind}: element {n}:{detail}") from None
 
 
-def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+def stream_items(
+    path: str, opts: ReadOptions, prefix: str = "item", what: str = "element"
+) -> Iterator[tuple[int, object]]:
+    """``(n, item)`` for each item under `prefix` (ijson's path: ``item`` for the elements
+    of a top-level array), 1-based, one in memory at a time. Broken JSON ends the file
+    there: an `InputError` naming the last good item (quarantined in ``skip`` mode)."""
     if opts.encoding != "utf-8":
         raise ValueError(f"{path}: JSON files are read as UTF-8 (--encoding {opts.encoding})")
     n = 0
     with open_binary(os.fspath(path)) as fh:
-        items = ijson.items(WithoutBom(fh), "item", use_float=True)
+        items = ijson.items(WithoutBom(fh), prefix, use_float=True)
         while True:
             try:
                 obj = next(items, _END)
@@ -54,25 +59,31 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
                 err = InputError(
                     path,
                     None,
-                    f"malformed JSON after element {n}: {reason}; the rest of the file is "
-                    f"unreadable ({n} elements read)",
+                    f"malformed JSON after {what} {n}: {reason}; the rest of the file is "
+                    f"unreadable ({n} {what}s read)",
                 )
                 handle(err, opts.on_error, opts.quarantine)
                 return
             if obj is _END:
-                break
+                return
             n += 1
             if opts.quarantine is not None:
                 opts.quarantine.lines += 1
-            try:
-                rec = element_record(obj, path, n, opts)
-            except InputError as e:
-                handle(e, opts.on_error, opts.quarantine)
-                continue
-            if not rec.text.strip():
-                opts.count("empty_document")
-                continue
-            yield rec
+            yield n, obj
+
+
+def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    n = 0
+    for n, obj in stream_items(path, opts):
+        try:
+            rec = element_record(obj, path, n, opts)
+        except InputError as e:
+            handle(e, opts.on_error, opts.quarantine)
+            continue
+        if not rec.text.strip():
+            opts.count("empty_document")
+            continue
+        yield rec
     if n == 0 and _first_character(path) != b"[":
         err = InputError(path, None, "not a JSON array: --format json reads [ {...}, ... ]")
         handle(err, opts.on_error, opts.quarantine)

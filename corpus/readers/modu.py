@@ -21,15 +21,12 @@ in ``skip`` mode; broken JSON ends the file there (its documents before it are k
 
 from __future__ import annotations
 
-import os
-import zlib
 from collections.abc import Iterator
 
-import ijson
-
 from corpus.readers.base import ReadOptions, file_key
+from corpus.readers.json_array import stream_items
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, WithoutBom, handle, open_binary
+from corpus.textio import InputError, handle
 
 #: The lists of a document whose units' ``form`` is its text, in the order looked for.
 UNIT_LISTS = ("paragraph", "utterance", "sentence")
@@ -68,37 +65,17 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    if opts.encoding != "utf-8":
-        raise ValueError(f"{path}: MODU files are UTF-8 (--encoding {opts.encoding} given)")
     n = 0
-    with open_binary(os.fspath(path)) as fh:
-        docs = ijson.items(WithoutBom(fh), "document.item", use_float=True)
-        while True:
-            try:
-                doc = next(docs, _END)
-            except (ijson.JSONError, EOFError, OSError, ValueError, zlib.error) as e:
-                err = InputError(
-                    path,
-                    None,
-                    f"malformed JSON after document {n}: {str(e).splitlines()[0][:200]}; the "
-                    f"rest of the file is unreadable ({n} documents read)",
-                )
-                handle(err, opts.on_error, opts.quarantine)
-                return
-            if doc is _END:
-                break
-            n += 1
-            if opts.quarantine is not None:
-                opts.quarantine.lines += 1
-            try:
-                rec = document_record(doc, path, n, opts)
-            except InputError as e:
-                handle(e, opts.on_error, opts.quarantine)
-                continue
-            if rec is None:
-                opts.count("empty_document")
-                continue
-            yield rec
+    for n, doc in stream_items(path, opts, "document.item", "document"):
+        try:
+            rec = document_record(doc, path, n, opts)
+        except InputError as e:
+            handle(e, opts.on_error, opts.quarantine)
+            continue
+        if rec is None:
+            opts.count("empty_document")
+            continue
+        yield rec
     if n == 0:
         err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
         handle(err, opts.on_error, opts.quarantine)
