@@ -99,6 +99,16 @@ def _pii_rows(res: dict) -> list[dict]:
     return rows
 
 
+def _pii_ab_rows(res: dict) -> list[dict]:
+    """`bench.pii_ab`'s medians as MB per CPU second: issue #24's ratio to c36ded4."""
+    return [{
+        "what": f"PII {row}, {res['new']} vs {res['old']} ({res['mb']:g} MB, "
+                f"{res[row]['passes']} passes each at once on two cores)",
+        "reference": f"{res['old']} (`bench.pii_ab`)", "unit": "MB/CPU-s",
+        "ours": res["mb"] / res[row]["new_median_s"], "ref": res["mb"] / res[row]["old_median_s"],
+    } for row in ("detect + replace", "detect only")]  # fmt: skip
+
+
 def _tokenizer_rows(res: dict) -> list[dict]:
     s = res["splitting"]
     rows = [{
@@ -190,6 +200,12 @@ SMALL: dict[str, Spec] = {
         False, _metrics_rows, True,
     ),
     "pii": (lambda d, j: ["--mb", "1", "--json"], True, _pii_rows, True),
+    # issue #24's ratio, like dedup_ab's: the commit it measured against
+    "pii_ab": (
+        lambda d, j: ["c36ded4", "HEAD", "--mb", "4", "--rounds", "4", "--passes", "5",
+                      "--data-dir", str(d)],
+        True, _pii_ab_rows, True,
+    ),
     "tokenizer": (
         lambda d, j: ["--input", *_kowiki(d, 1), "--max-bytes", "2000000",
                       "--split-sample-bytes", "300000", "--vocab", "8000", "--workers", "1",

@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> dict:
             "passes": len(new),
             "old_min_s": round(min(old), 4),
             "new_min_s": round(min(new), 4),
+            "old_median_s": round(share(old, 0.5), 4),
+            "new_median_s": round(share(new, 0.5), 4),
             "ratio_median": round(share(old, 0.5) / share(new, 0.5), 3),
             "ratio_q25": round(share(old, 0.25) / share(new, 0.25), 3),
             "ratio_min": round(min(old) / min(new), 3),

@@ -36,5 +36,6 @@ def test_pii_ab_times_two_commits_alternately_and_reports_their_ratios(tmp_path)
     for row in ("detect + replace", "detect only"):
         assert out[row]["passes"] == 4
         assert out[row]["old_min_s"] > 0 and out[row]["new_min_s"] > 0
+        assert out[row]["new_median_s"] >= out[row]["new_min_s"] > 0
         assert min(out[row][k] for k in ("ratio_median", "ratio_q25", "ratio_min")) > 0
     assert out["old"] == out["new"] == "HEAD" and "commit" in out["provenance"]
