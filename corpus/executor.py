@@ -57,7 +57,7 @@ from corpus.cli import signals_at_safe_points, spawning_deaf_to_ctrl_c, start_wo
 from corpus.readers import ReadOptions, expand_inputs, iter_records
 from corpus.records import CorpusRecord
 from corpus.sharding import Shard
-from corpus.textio import InputError, Quarantine, binary_kind, handle
+from corpus.textio import UNPACK_HINT, InputError, Quarantine, binary_kind, handle
 
 log = logging.getLogger(__name__)
 
@@ -369,10 +369,11 @@ def screen_binary(files: list[str], on_error: str) -> tuple[list[str], list[dict
         else:
             ext = os.path.splitext(path)[1]
             hint = f"--exclude '*{ext}'" if ext else f"--exclude '{os.path.basename(path)}'"
+            unpack = f"{UNPACK_HINT[kind]}; or " if kind in UNPACK_HINT else ""
             raise InputError(
                 path,
                 None,
-                f"{kind}, not text: leave it out with {hint}, or pass "
+                f"{kind}, not text: {unpack}leave it out with {hint}, or pass "
                 "--on-error skip to skip and count it",
             )
     return kept, skipped

@@ -177,10 +177,17 @@ BINARY_MAGIC = (
     (b"GIF87a", "GIF image"),
     (b"GIF89a", "GIF image"),
     (b"%PDF-", "PDF document"),
-    (b"PK\x03\x04", "ZIP archive (xlsx, docx, zip)"),
+    (b"PK\x03\x04", "ZIP archive (zip, xlsx, docx)"),
     (b"\x7fELF", "executable"),
     (b"SQLite format 3\x00", "SQLite database"),
 )
+TAR_ARCHIVE = "tar archive"
+#: What to do with an archive of files (the stages read files of text, each plain or
+#: compressed, not archives of several): NIKL and AI Hub ship their corpora as ZIP files.
+UNPACK_HINT = {
+    "ZIP archive (zip, xlsx, docx)": "a .zip: unzip it and give the folder",
+    TAR_ARCHIVE: "unpack it (tar -xf) and give the folder",
+}
 #: Share of a file's first bytes that are NUL or control bytes (no text has them; random
 #: bytes are 10% so) above which it is a binary file rather than text with a few bad lines.
 #: Invalid UTF-8 does not count: a Korean file in EUC-KR/CP949 is text in the wrong
@@ -206,6 +213,8 @@ def binary_kind(path: str | os.PathLike) -> str | None:
     for magic, name in BINARY_MAGIC:
         if head.startswith(magic):
             return name
+    if head[257:262] == b"ustar":
+        return TAR_ARCHIVE
     if not head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None  # empty, or UTF-16 text
     controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)

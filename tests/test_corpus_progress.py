@@ -90,6 +90,30 @@ def test_a_stray_binary_is_an_error_naming_it_or_skipped_and_counted(tmp_path):
     assert manifest["shards"] == 2 and not (out / ".progress").exists()
 
 
+def test_an_archive_of_files_says_to_unpack_it(tmp_path):
+    """NIKL and AI Hub ship corpora as ZIP files: the error says to unzip (or untar) them,
+    and a tar inside gzip is named as a tar archive, not as 'binary data'."""
+    import io
+    import tarfile
+    import zipfile
+
+    src = tmp_path / "in"
+    src.mkdir()
+    with zipfile.ZipFile(src / "NIKL_NEWSPAPER.zip", "w") as z:
+        z.writestr("NIRW1900000001.json", '{"document": []}')
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        info = tarfile.TarInfo("a.txt")
+        info.size = len(KOREAN)
+        t.addfile(info, io.BytesIO(KOREAN))
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "corpus.tar.gz").write_bytes(gzip.compress(buf.getvalue(), mtime=0))
+    assert binary_kind(tmp_path / "t" / "corpus.tar.gz") == "tar archive"
+    for folder, want in ((src, r"ZIP archive .*unzip it"), (tmp_path / "t", r"tar -xf")):
+        with pytest.raises(InputError, match=want):
+            run_stage("toy", [str(folder)], str(tmp_path / "o"), copy_shard, {"on_error": "raise"})
+
+
 def test_exclude_globs_by_name_and_by_path(tmp_path):
     src = _folder(tmp_path)
     names = lambda ex: [os.path.relpath(p, src) for p in expand_inputs([str(src)], ex)]  # noqa: E731
