@@ -182,6 +182,8 @@ BINARY_MAGIC = (
     (b"SQLite format 3\x00", "SQLite database"),
 )
 TAR_ARCHIVE = "tar archive"
+#: The first bytes of a Parquet file.
+PARQUET_MAGIC = b"PAR1"
 #: What to do with an archive of files (the stages read files of text, each plain or
 #: compressed, not archives of several): NIKL and AI Hub ship their corpora as ZIP files.
 UNPACK_HINT = {
@@ -210,6 +212,8 @@ def binary_kind(path: str | os.PathLike) -> str | None:
             head = fh.read(_BINARY_HEAD)
     except (OSError, EOFError, ValueError):
         return None  # a broken archive: the readers report it with its line
+    if head.startswith(PARQUET_MAGIC):
+        return None  # not text, but a table the readers read (`corpus.readers.parquet`)
     for magic, name in BINARY_MAGIC:
         if head.startswith(magic):
             return name

@@ -5,12 +5,14 @@ Formats (``fmt``): ``text`` (one sentence or document per line), ``records``
 ``wikiextractor`` (``<doc id url title>`` blocks), ``petitions`` (the
 petitions archive), ``modu`` (NIKL 모두의 말뭉치 JSON, a document per record),
 ``json`` (a JSON array, an element per record), ``namuwiki`` (the NamuWiki
-dump, an article per record, its markup made prose), ``csv`` and ``tsv`` (by
-``column``). ``auto`` picks one from the file name and its first non-blank
-line (a ``.json`` file starting with ``[`` is ``json``, or ``namuwiki`` when
-its head has ``namespace`` and ``contributors`` keys; one that is a single
-object with a ``document`` list is ``modu``). Compressed files (gzip, zstd,
-xz, bzip2: recognised by their first bytes) are decompressed transparently.
+dump, an article per record, its markup made prose), ``parquet`` (a row per
+record, as Hugging Face datasets ship), ``csv`` and ``tsv`` (by ``column``).
+``auto`` picks one from the file name and its first bytes or non-blank line (a
+Parquet file by its magic bytes; a ``.json`` file starting with ``[`` is
+``json``, or ``namuwiki`` when its head has ``namespace`` and ``contributors``
+keys; one that is a single object with a ``document`` list is ``modu``).
+Compressed files (gzip, zstd, xz, bzip2: recognised by their first bytes) are
+decompressed transparently.
 
     >>> for rec in iter_records("kowiki/AA/wiki_00"):
     ...     print(rec.id, rec.text[:20])
@@ -32,6 +34,7 @@ from corpus.readers import (
     jsonl,
     modu,
     namuwiki,
+    parquet,
     petitions,
     plaintext,
     tabular,
@@ -42,6 +45,7 @@ from corpus.records import REQUIRED_FIELDS, CorpusRecord
 from corpus.textio import (
     COMPRESSED_SUFFIXES,
     ENCODINGS,
+    PARQUET_MAGIC,
     InputError,
     OnError,
     Quarantine,
@@ -57,6 +61,7 @@ READERS = {
     "modu": modu.read,
     "json": json_array.read,
     "namuwiki": namuwiki.read,
+    "parquet": parquet.read,
     "petitions": petitions.read,
     "csv": partial(tabular.read, delimiter=","),
     "tsv": partial(tabular.read, delimiter="\t"),
@@ -93,6 +98,9 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     ext = os.path.splitext(name)[1].lower()
     if ext in (".csv", ".tsv"):
         return ext[1:]
+    with open(path, "rb") as fh:
+        if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
+            return "parquet"
     first = ""
     for _, line in iter_lines(path, on_error="skip", encoding=encoding):
         if line.strip():

@@ -1,0 +1,91 @@
+"""Parquet tables (how Hugging Face datasets ship Korean corpora: NamuWiki, news, web crawls):
+a record per row, read a row group's batch at a time.
+
+The text is ``--text-field`` or the first of the usual text columns (as for JSON Lines:
+`corpus.readers.jsonl.DEFAULT_TEXT_FIELDS`); the id ``--id-field``'s value, else an ``id``
+column that is a string, else ``<file key>:<row number>`` (1-based); the other columns are
+kept as extra fields when JSON can hold them (strings, numbers, booleans, lists, maps;
+timestamps and bytes become strings). A row whose text is missing or not a string is an
+`InputError` naming the file and the row; an empty text is counted as ``empty_document``.
+Only plain (not compressed-as-a-whole) files: Parquet compresses its own pages.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Iterator
+
+from corpus.readers.base import ReadOptions, file_key
+from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS
+from corpus.records import CorpusRecord
+from corpus.textio import InputError, handle
+
+#: Rows per batch read (bounded memory whatever the file's size).
+BATCH_ROWS = 1024
+
+
+def _jsonable(value: object) -> object:
+    """A column value as JSON can hold it."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, datetime.date | datetime.time | decimal.Decimal):
+        return str(value)
+    return value
+
+
+def _text_column(names: list[str], opts: ReadOptions, path: str) -> str:
+    if opts.text_field is not None:
+        if opts.text_field not in names:
+            raise InputError(path, None, f"missing field: no column {opts.text_field!r}")
+        return opts.text_field
+    for name in DEFAULT_TEXT_FIELDS:
+        if name in names:
+            return name
+    raise InputError(path, None, f"missing field: no text column among {sorted(names)}")
+
+
+def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.ParquetFile(path)
+    except Exception as e:  # pyarrow's ArrowInvalid and OSError for a broken file
+        raise InputError(path, None, f"not a readable Parquet file: {e}") from e
+    names = table.schema_arrow.names
+    text_col = _text_column(names, opts, path)
+    if opts.id_field is not None and opts.id_field not in names:
+        raise InputError(path, None, f"missing field: no column {opts.id_field!r}")
+    row = 0
+    for batch in table.iter_batches(batch_size=BATCH_ROWS):
+        for values in batch.to_pylist():
+            row += 1
+            if opts.quarantine is not None:
+                opts.quarantine.lines += 1
+            text = values.get(text_col)
+            if not isinstance(text, str):
+                err = InputError(path, None, f"wrong type: row {row}: {text_col!r} is not text")
+                handle(err, opts.on_error, opts.quarantine)
+                continue
+            if not text.strip():
+                opts.count("empty_document")
+                continue
+            yield _record(values, text_col, row, path, opts)
+
+
+def _record(values: dict, text_col: str, row: int, path: str, opts: ReadOptions) -> CorpusRecord:
+    """One row as a record: the id and source chosen as for a JSON Lines object."""
+    if opts.id_field is not None:
+        rid = f"{file_key(path)}:{values[opts.id_field]}"
+    elif isinstance(values.get("id"), str):
+        rid = values["id"]
+    else:
+        rid = f"{file_key(path)}:{row}"
+    own = values.get("source")
+    source = own if isinstance(own, str) else opts.source_for(path)
+    extra = {k: _jsonable(v) for k, v in values.items() if k not in (text_col, "id", "source")}
+    return CorpusRecord(id=rid, text=values[text_col], source=opts.source or source, extra=extra)

@@ -1,0 +1,91 @@
+"""Parquet tables as Hugging Face datasets ship Korean corpora: a record per row, found by
+magic bytes, read a batch at a time, bad rows named, other columns kept as JSON can."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from corpus import prepare
+from corpus.readers import ReadOptions, detect_format, iter_records
+from corpus.readers import parquet as parquet_reader
+from corpus.textio import InputError, Quarantine, binary_kind
+
+
+def _table(n: int = 5) -> pa.Table:
+    return pa.table(
+        {
+            "title": [f"문서 {i}" for i in range(n)],
+            "text": [f"{i}번째 문서의 본문이다. 둘째 문장." if i != 3 else "  " for i in range(n)],
+            "contributors": [["a", "b"]] * n,
+            "date": [datetime.date(2021, 3, 1)] * n,
+            "score": [0.5 * i for i in range(n)],
+        }
+    )
+
+
+def test_a_parquet_file_is_a_record_per_row(tmp_path):
+    p = tmp_path / "hf" / "train-00000-of-00001.parquet"
+    p.parent.mkdir()
+    pq.write_table(_table(), p)
+    assert binary_kind(p) is None and detect_format(p) == "parquet"
+    opts = ReadOptions()
+    recs = list(iter_records(p, options=opts))
+    assert [r.id for r in recs] == [f"hf/train-00000-of-00001.parquet:{i}" for i in (1, 2, 3, 5)]
+    assert recs[0].text == "0번째 문서의 본문이다. 둘째 문장." and recs[0].source == "hf"
+    assert recs[1].extra == {
+        "title": "문서 1", "contributors": ["a", "b"], "date": "2021-03-01", "score": 0.5,
+    }  # fmt: skip
+    assert opts.skipped == {"empty_document": 1}
+    json.dumps([r.to_dict() for r in recs])  # every extra field is JSON
+
+
+def test_rows_are_read_in_batches_and_bad_rows_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(parquet_reader, "BATCH_ROWS", 2)  # several batches from 5 rows
+    p = tmp_path / "x.parquet"
+    t = _table().set_column(1, "text", pa.array(["가.", None, "나.", "다.", "라."]))
+    pq.write_table(t, p, row_group_size=2)
+    with pytest.raises(InputError, match=r"x\.parquet: wrong type: row 2: 'text' is not text"):
+        list(iter_records(p))
+    q = Quarantine()
+    recs = list(iter_records(p, on_error="skip", quarantine=q))
+    assert [r.text for r in recs] == ["가.", "나.", "다.", "라."] and q.lines == 5
+    assert dict(q.counts) == {"wrong type": 1}
+
+
+def test_text_and_id_columns_are_chosen_or_their_absence_named(tmp_path):
+    p = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"doc": ["문장이다."], "key": ["k1"], "source": ["뉴스"]}), p)
+    with pytest.raises(InputError, match=r"no text column among \['doc', 'key', 'source'\]"):
+        list(iter_records(p))
+    (rec,) = iter_records(p, text_field="doc", id_field="key")
+    assert (rec.id.split("/")[-1], rec.source, rec.extra) == ("x.parquet:k1", "뉴스", {"key": "k1"})
+    with pytest.raises(InputError, match="no column 'nope'"):
+        list(iter_records(p, text_field="doc", id_field="nope"))
+
+
+def test_a_broken_parquet_file_is_named(tmp_path):
+    p = tmp_path / "x.parquet"
+    pq.write_table(_table(), p)
+    p.write_bytes(p.read_bytes()[:200])  # the footer (the schema) is gone
+    with pytest.raises(InputError, match=r"x\.parquet: not a readable Parquet file"):
+        list(iter_records(p))
+
+
+def test_prepare_reads_a_parquet_folder(tmp_path):
+    src = tmp_path / "namuwiki_hf"
+    src.mkdir()
+    pq.write_table(_table(), src / "part-0.parquet")
+    out = tmp_path / "records"
+    prepare.main(["--input", str(src), "--output", str(out), "--workers", "1"])
+    texts = [
+        json.loads(x)["text"]
+        for f in sorted(out.glob("shard-*.jsonl.gz"))
+        for x in gzip.decompress(f.read_bytes()).decode().splitlines()
+    ]
+    assert "0번째 문서의 본문이다." in texts and "둘째 문장." in texts
