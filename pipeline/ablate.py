@@ -2,7 +2,7 @@
 
     python -m pipeline.ablate --ablation tokenizer|pseudonymization|both|continued \\
         --scale demo|small|base --seeds N --output DIR [--data-dir DIR] [--embedded] \\
-        [--init-from HF_FOLDER]
+        [--init-from HF_FOLDER] [--corpus PATH... --held-out PATH...]
 
 Arms (every setting, the data order and every seed identical between the two arms; only the
 ablated factor differs):
@@ -138,6 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", required=True, help="folder for every arm's stages and the table")
     add_data_dir_argument(p)
     p.add_argument("--embedded", action="store_true", help="embedded corpus and KLUE fixtures")
+    p.add_argument(
+        "--corpus", nargs="+", default=None, metavar="PATH",
+        help="pretrain on this corpus instead of the shared data's slice: files or folders in "
+        "any format corpus.prepare finds (the paper's ablations used MODU only)",
+    )  # fmt: skip
+    p.add_argument(
+        "--held-out", nargs="+", default=[], metavar="PATH",
+        help="with --corpus: text kept out of pretraining (tokenizer statistics, MLM accuracy)",
+    )  # fmt: skip
     p.add_argument("--steps", type=int, default=None, help="override the scale's pretraining steps")
     p.add_argument("--tasks", default=",".join(inputs.TASKS), help="KLUE tasks to fine-tune")
     p.add_argument(
@@ -174,7 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         data = None if args.embedded else resolve_data_dir(args.data_dir)
     except FileNotFoundError:
         data = None
-    corpus = inputs.corpus_inputs(data, scale.wiki_files, out)
+    if args.corpus:
+        try:
+            corpus = inputs.user_corpus(args.corpus, args.held_out)
+        except (FileNotFoundError, ValueError) as e:
+            raise SystemExit(str(e)) from None
+    elif args.held_out:
+        raise SystemExit("--held-out goes with --corpus")
+    else:
+        corpus = inputs.corpus_inputs(data, scale.wiki_files, out)
     vocab = scale.embedded_vocab if corpus.embedded else scale.vocab
     pre = dataclasses.replace(
         scale.pretrain, seed=args.seed, steps=args.steps or scale.pretrain.steps

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 from corpus import klue
@@ -87,6 +88,27 @@ def corpus_inputs(data: Path | None, wiki_files: int, out: Path) -> CorpusInputs
         f"embedded corpus {EMBEDDED_CORPUS.relative_to(REPO_ROOT)} ({len(lines)} paragraphs "
         f"written for this repository; the last {EMBEDDED_HELD_OUT} held out)",
         True,
+    )
+
+
+def user_corpus(train: Sequence[str], held_out: Sequence[str]) -> CorpusInputs:
+    """A user's own corpus (``--corpus``, ``--held-out``): files or folders in any format
+    `corpus.prepare` finds by itself (MODU, NamuWiki, Parquet, WikiExtractor, text, ...), or
+    a finished `corpus.prepare` folder for one that needs reader options. The held-out text
+    (tokenizer statistics, held-out MLM accuracy) must not overlap the training text."""
+    missing = [p for p in [*train, *held_out] if not Path(p).exists()]
+    if missing:
+        raise FileNotFoundError(f"--corpus/--held-out: not found: {', '.join(missing)}")
+    if not held_out:
+        raise ValueError("--corpus needs --held-out: text kept out of pretraining, to measure on")
+    overlap = {str(Path(p).resolve()) for p in train} & {str(Path(p).resolve()) for p in held_out}
+    if overlap:
+        raise ValueError(f"--held-out repeats --corpus inputs: {', '.join(sorted(overlap))}")
+    return CorpusInputs(
+        [str(p) for p in train],
+        [str(p) for p in held_out],
+        f"user corpus {', '.join(map(str, train))}; held out {', '.join(map(str, held_out))}",
+        False,
     )
 
 

@@ -165,3 +165,27 @@ def test_stage_configs_are_found_from_outside_the_repository(tmp_path, monkeypat
     assert config_file("my.py") == "my.py"  # the user's own config, relative to where they are
     monkeypatch.chdir(REPO_ROOT)
     assert config_file("pretrain/configs/tiny.py") == "pretrain/configs/tiny.py"
+
+
+def test_a_user_corpus_needs_existing_inputs_and_separate_held_out_text(tmp_path):
+    """`pipeline.ablate --corpus ... --held-out ...`: the paper's ablations on one's own corpus
+    (MODU for the paper); the held-out text must be given and must not be training text."""
+    from pipeline import ablate, inputs
+
+    train, held = tmp_path / "NIKL_NEWSPAPER", tmp_path / "held.txt"
+    train.mkdir()
+    held.write_text("따로 둔 문장이다.\n", encoding="utf-8")
+    c = inputs.user_corpus([str(train)], [str(held)])
+    assert (c.train, c.held_out, c.embedded) == ([str(train)], [str(held)], False)
+    assert "user corpus" in c.description and str(held) in c.description
+    with pytest.raises(ValueError, match="--corpus needs --held-out"):
+        inputs.user_corpus([str(train)], [])
+    with pytest.raises(ValueError, match="repeats --corpus"):
+        inputs.user_corpus([str(train), str(held)], [str(held)])
+    with pytest.raises(FileNotFoundError, match="nope"):
+        inputs.user_corpus([str(tmp_path / "nope")], [str(held)])
+    base = ["--ablation", "tokenizer", "--output", str(tmp_path / "o")]
+    with pytest.raises(SystemExit, match="--held-out goes with --corpus"):
+        ablate.main([*base, "--held-out", str(held)])
+    with pytest.raises(SystemExit, match="--corpus needs --held-out"):
+        ablate.main([*base, "--corpus", str(train)])
