@@ -139,6 +139,7 @@ class ShardJob:
             "column": cfg.get("column"),
             "on_error": cfg.get("on_error", "raise"),
             "encoding": cfg.get("encoding", "utf-8"),
+            "json_items": cfg.get("json_items", "item"),
             **overrides,
         }
         records = iter_records(self.input_path, quarantine=self.quarantine, options=opts, **kwargs)

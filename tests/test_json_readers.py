@@ -253,3 +253,37 @@ def test_nsmc_synopses_read_with_their_text_field():
     assert len(recs) == 50 and recs[0].id == "nsmc/synopses.json:1"
     assert set(recs[0].extra) == {"rating", "title_en", "title_kr"}
     assert all(r.text.strip() for r in recs) and sum(len(r.text) for r in recs) > 5000
+
+
+def test_json_items_reads_records_nested_in_an_object(tmp_path):
+    """KLUE MRC's and many AI Hub files' shape: {"data": [{"paragraphs": [{"context": ...}]}]}
+    read with --json-items data.item.paragraphs.item and --text-field context, through the
+    stage's CLI too; a path with nothing under it is an error, not an empty corpus."""
+    doc = {
+        "version": "1",
+        "data": [
+            {"title": "가", "paragraphs": [{"context": "첫 문단.", "qas": []}]},
+            {"title": "나", "paragraphs": [{"context": "둘째 문단."}, {"context": "셋째."}]},
+        ],
+    }
+    p = _write(tmp_path / "mrc" / "train.json", doc)
+    recs = list(
+        iter_records(p, fmt="json", json_items="data.item.paragraphs.item", text_field="context")
+    )
+    assert [(r.id, r.text) for r in recs] == [
+        ("mrc/train.json:1", "첫 문단."), ("mrc/train.json:2", "둘째 문단."),
+        ("mrc/train.json:3", "셋째."),
+    ]  # fmt: skip
+    assert recs[0].extra == {"qas": []}
+    with pytest.raises(InputError, match="nothing at --json-items data.item.sections.item"):
+        list(iter_records(p, fmt="json", json_items="data.item.sections.item"))
+    out = tmp_path / "records"
+    nested = ["--format", "json", "--json-items", "data.item.paragraphs.item"]
+    prepare.main(["--input", str(p), "--output", str(out), "--workers", "1", *nested,
+                  "--text-field", "context"])  # fmt: skip
+    texts = [
+        json.loads(x)["text"]
+        for f in sorted(out.glob("shard-*.jsonl.gz"))
+        for x in gzip.decompress(f.read_bytes()).decode().splitlines()
+    ]
+    assert texts == ["첫 문단.", "둘째 문단.", "셋째."]

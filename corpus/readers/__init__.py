@@ -209,6 +209,7 @@ def iter_records(
     quarantine: Quarantine | None = None,
     options: ReadOptions | None = None,
     encoding: str | None = None,
+    json_items: str | None = None,
 ) -> Iterator[CorpusRecord]:
     """Streams the records of one file in any supported format.
 
@@ -227,6 +228,7 @@ def iter_records(
     opts.on_error = on_error
     opts.quarantine = quarantine if quarantine is not None else opts.quarantine
     opts.encoding = encoding if encoding is not None else opts.encoding
+    opts.json_items = json_items if json_items is not None else opts.json_items
     if fmt == "auto":
         fmt = detect_format(path, opts.encoding)
     yield from READERS[fmt](path, opts)
@@ -244,6 +246,14 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         default="utf-8",
         help="the input files' encoding: cp949 reads Korean text saved as CP949 or EUC-KR "
         "(Windows' 'ANSI' Korean); UTF-16 files are to be converted first (default %(default)s)",
+    )
+    g.add_argument(
+        "--json-items",
+        default=None,
+        metavar="PATH",
+        help="with --format json: where the records are, as an ijson path (default 'item': "
+        "a top-level array; 'data.item.paragraphs.item' with --text-field context reads a "
+        "KLUE-MRC-shaped file)",
     )
     g.add_argument(
         "--exclude",
@@ -268,6 +278,8 @@ def reader_config(args: argparse.Namespace) -> dict:
         config["exclude"] = list(args.exclude)
     if getattr(args, "encoding", "utf-8") != "utf-8":  # the same
         config["encoding"] = args.encoding
+    if getattr(args, "json_items", None):  # the same
+        config["json_items"] = args.json_items
     # input handling options of `corpus.executor.add_executor_arguments`, where present
     for key in ("max_quarantine_rate", "shard_bytes", "hash_inputs"):
         if getattr(args, key, None) is not None:

@@ -51,6 +51,10 @@ class ReadOptions:
     first_line: int = 1
     #: The files' text encoding (`corpus.textio.ENCODINGS`).
     encoding: str = "utf-8"
+    #: Where the records of a ``json`` file are (ijson's path): ``item``, the elements of a
+    #: top-level array; ``data.item.paragraphs.item``, each paragraph of each entry of a
+    #: ``{"data": [{"paragraphs": [...]}]}`` file (KLUE MRC's and many AI Hub files' shape).
+    json_items: str = "item"
 
     def lines(self, path: str) -> Iterator[tuple[int, str]]:
         """``(line number, text)`` of the good lines of `path` (or of its range or chunk)."""

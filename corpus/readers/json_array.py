@@ -1,5 +1,6 @@
-"""A JSON file that is one array (``[{...}, {...}]``, often pretty-printed): a record per
-element, read one element at a time.
+"""A JSON file that is one array (``[{...}, {...}]``, often pretty-printed), or records nested
+at ``--json-items`` (``data.item.paragraphs.item``): a record per element, read one element
+at a time.
 
 Many Korean datasets come so (NSMC's ``synopses.json``, exports of crawls and annotation
 tools), and a pretty-printed array is not JSON Lines: read line by line, every line would
@@ -74,7 +75,7 @@ def stream_items(
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
     n = 0
-    for n, obj in stream_items(path, opts):
+    for n, obj in stream_items(path, opts, opts.json_items):
         try:
             rec = element_record(obj, path, n, opts)
         except InputError as e:
@@ -84,8 +85,13 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
             opts.count("empty_document")
             continue
         yield rec
-    if n == 0 and _first_character(path) != b"[":
-        err = InputError(path, None, "not a JSON array: --format json reads [ {...}, ... ]")
+    if n == 0 and opts.json_items != "item":
+        err = InputError(path, None, f"nothing at --json-items {opts.json_items}")
+        handle(err, opts.on_error, opts.quarantine)
+    elif n == 0 and _first_character(path) != b"[":
+        err = InputError(
+            path, None, "not a JSON array: --format json reads [ {...}, ... ] (or --json-items)"
+        )
         handle(err, opts.on_error, opts.quarantine)
 
 
