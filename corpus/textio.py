@@ -219,7 +219,7 @@ def binary_kind(path: str | os.PathLike) -> str | None:
             return name
     if head[257:262] == b"ustar":
         return TAR_ARCHIVE
-    if not head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if not head or head.startswith(_UTF16_BOMS):
         return None  # empty, or UTF-16 text
     controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)
     return "binary data" if controls / len(head) > BINARY_SHARE else None

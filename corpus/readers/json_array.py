@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 
 import ijson
 
@@ -28,17 +28,20 @@ from corpus.textio import InputError, WithoutBom, handle, open_binary
 _END = object()
 
 
-def element_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord:
-    """The record of the `n`-th element (1-based); `InputError` naming the element."""
+def element_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | str:
+    """The record of the `n`-th element (1-based), or ``empty_document`` when its text is
+    blank; `InputError` naming the element."""
     if isinstance(obj, str):
-        return CorpusRecord(id=f"{file_key(path)}:{n}", text=obj, source=opts.source_for(path))
-    if not isinstance(obj, dict):
+        rec = CorpusRecord(id=f"{file_key(path)}:{n}", text=obj, source=opts.source_for(path))
+    elif not isinstance(obj, dict):
         raise InputError(path, None, f"wrong type: element {n} is a {type(obj).__name__}")
-    try:
-        return to_record(obj, path, n, opts)
-    except InputError as e:
-        kind, _, detail = e.reason.partition(":")
-        raise InputError(path, None, f"{kind}: element {n}:{detail}") from None
+    else:
+        try:
+            rec = to_record(obj, path, n, opts)
+        except InputError as e:
+            kind, _, detail = e.reason.partition(":")
+            raise InputError(path, None, f"{kind}: element {n}:{detail}") from None
+    return rec if rec.text.strip() else "empty_document"
 
 
 def stream_items(
@@ -73,18 +76,32 @@ def stream_items(
             yield n, obj
 
 
-def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+def records_of_items(
+    path: str,
+    opts: ReadOptions,
+    record: Callable[[object, str, int, ReadOptions], CorpusRecord | str],
+    prefix: str = "item",
+    what: str = "element",
+) -> Generator[CorpusRecord, None, int]:
+    """The records `record` makes of the items of `stream_items`; a string it returns is why
+    an item is skipped (counted in `opts`), an `InputError` a bad item (raised or
+    quarantined). Returns how many items were read."""
     n = 0
-    for n, obj in stream_items(path, opts, opts.json_items):
+    for n, obj in stream_items(path, opts, prefix, what):
         try:
-            rec = element_record(obj, path, n, opts)
+            rec = record(obj, path, n, opts)
         except InputError as e:
             handle(e, opts.on_error, opts.quarantine)
             continue
-        if not rec.text.strip():
-            opts.count("empty_document")
+        if isinstance(rec, str):
+            opts.count(rec)
             continue
         yield rec
+    return n
+
+
+def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    n = yield from records_of_items(path, opts, element_record, opts.json_items)
     if n == 0 and opts.json_items != "item":
         err = InputError(path, None, f"nothing at --json-items {opts.json_items}")
         handle(err, opts.on_error, opts.quarantine)

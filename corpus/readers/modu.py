@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
-from corpus.readers.json_array import stream_items
+from corpus.readers.json_array import records_of_items
 from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
 
@@ -32,12 +32,11 @@ from corpus.textio import InputError, handle
 UNIT_LISTS = ("paragraph", "utterance", "sentence")
 #: Document metadata kept as extra fields (nothing about people).
 KEPT_METADATA = ("title", "date", "topic", "publisher")
-_END = object()
 
 
-def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | None:
-    """The record of the `n`-th document (1-based) of `path`, None when it has no text;
-    `InputError` when it is not a NIKL document."""
+def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | str:
+    """The record of the `n`-th document (1-based) of `path`, ``empty_document`` when it has
+    no text; `InputError` when it is not a NIKL document."""
     where = f"document {n}"
     if not isinstance(doc, dict):
         raise InputError(path, None, f"wrong type: {where} is not a JSON object")
@@ -52,7 +51,7 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
         if form.strip():
             forms.append(form.strip())
     if not forms:
-        return None
+        return "empty_document"
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     extra = {k: meta[k] for k in KEPT_METADATA if isinstance(meta.get(k), str) and meta[k]}
     doc_id = doc.get("id") if isinstance(doc.get("id"), str) else str(n)
@@ -65,17 +64,7 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    n = 0
-    for n, doc in stream_items(path, opts, "document.item", "document"):
-        try:
-            rec = document_record(doc, path, n, opts)
-        except InputError as e:
-            handle(e, opts.on_error, opts.quarantine)
-            continue
-        if rec is None:
-            opts.count("empty_document")
-            continue
-        yield rec
+    n = yield from records_of_items(path, opts, document_record, "document.item", "document")
     if n == 0:
         err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
         handle(err, opts.on_error, opts.quarantine)

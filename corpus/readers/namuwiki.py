@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 from corpus.namumark import is_redirect, namumark_text
 from corpus.readers.base import ReadOptions, file_key
-from corpus.readers.json_array import stream_items
+from corpus.readers.json_array import records_of_items
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle
+from corpus.textio import InputError
 
 
 def article_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | str:
@@ -42,13 +42,4 @@ def article_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusR
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    for n, obj in stream_items(path, opts):
-        try:
-            rec = article_record(obj, path, n, opts)
-        except InputError as e:
-            handle(e, opts.on_error, opts.quarantine)
-            continue
-        if isinstance(rec, str):
-            opts.count(rec)
-            continue
-        yield rec
+    yield from records_of_items(path, opts, article_record)

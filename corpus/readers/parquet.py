@@ -16,8 +16,8 @@ import datetime
 import decimal
 from collections.abc import Iterator
 
-from corpus.readers.base import ReadOptions, file_key
-from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS
+from corpus.readers.base import ReadOptions
+from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS, to_record
 from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
 
@@ -74,18 +74,5 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
             if not text.strip():
                 opts.count("empty_document")
                 continue
-            yield _record(values, text_col, row, path, opts)
-
-
-def _record(values: dict, text_col: str, row: int, path: str, opts: ReadOptions) -> CorpusRecord:
-    """One row as a record: the id and source chosen as for a JSON Lines object."""
-    if opts.id_field is not None:
-        rid = f"{file_key(path)}:{values[opts.id_field]}"
-    elif isinstance(values.get("id"), str):
-        rid = values["id"]
-    else:
-        rid = f"{file_key(path)}:{row}"
-    own = values.get("source")
-    source = own if isinstance(own, str) else opts.source_for(path)
-    extra = {k: _jsonable(v) for k, v in values.items() if k not in (text_col, "id", "source")}
-    return CorpusRecord(id=rid, text=values[text_col], source=opts.source or source, extra=extra)
+            # the id, source and extra fields chosen as for a JSON Lines object
+            yield to_record({k: _jsonable(v) for k, v in values.items()}, path, row, opts)
