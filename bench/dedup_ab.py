@@ -82,8 +82,9 @@ load_or_build_index(sys.argv[1], sys.argv[2], "morph", load=False)
 """
 
 
-def _sentences(args: argparse.Namespace, into: Path) -> Path:
-    """The sentences both commits decide, as one JSON list (``--texts``: one per line)."""
+def _sentences(args: argparse.Namespace, into: Path) -> tuple[Path, int]:
+    """The sentences both commits decide, as one JSON list (``--texts``: one per line), and
+    how many."""
     if args.texts:
         texts = [x for x in Path(args.texts).read_text(encoding="utf-8").splitlines() if x]
     else:
@@ -91,9 +92,10 @@ def _sentences(args: argparse.Namespace, into: Path) -> Path:
 
         os.environ["KLUE_DATA_DIR"] = os.path.abspath(args.data_dir)
         texts = _kowiki_sentences(args.sentences)
+    texts = texts[: args.sentences]
     path = into / "sentences.json"
-    path.write_text(json.dumps(texts[: args.sentences], ensure_ascii=False), encoding="utf-8")
-    return path
+    path.write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+    return path, len(texts)
 
 
 def _index(tree: Path, commit: str, args: argparse.Namespace) -> Path:
@@ -131,8 +133,7 @@ def summary(runs: dict[str, list[dict]], n: int) -> dict:
 def run(args: argparse.Namespace) -> dict:
     commits = {role: full_commit(getattr(args, role)) for role in ("old", "new")}
     with tempfile.TemporaryDirectory() as tmp:
-        sents = _sentences(args, Path(tmp))
-        n = len(json.loads(sents.read_text(encoding="utf-8")))
+        sents, n = _sentences(args, Path(tmp))
         # by role, not by commit: a commit compared with itself gets two trees
         trees = {role: unpack(c, Path(tmp) / role) for role, c in commits.items()}
         indexes = {role: _index(trees[role], c, args) for role, c in commits.items()}
