@@ -14,6 +14,7 @@ import pytest
 from corpus import prepare
 from corpus.readers import add_reader_arguments, iter_records, reader_config
 from corpus.textio import InputError, Quarantine
+from tests.stage_outputs import shard_lines
 
 #: Syllables of CP949 beyond EUC-KR's 2,350 (똠, 햏, 쌰, 븝) among common ones, punctuation,
 #: Hanja, digits and Latin letters: all of them must come back as they were.
@@ -126,14 +127,9 @@ def test_prepare_on_cp949_split_in_shards_equals_utf8_whole(tmp_path, kind):
     split = json.loads((outs[cp949] / "manifest.json").read_text())
     assert split["shards"] >= 4
 
-    def records(folder: Path) -> list[str]:
-        return [
-            line
-            for f in sorted(folder.glob("shard-*.jsonl.gz"))
-            for line in gzip.decompress(f.read_bytes()).decode().splitlines()
-        ]
-
-    assert records(outs[cp949]) == records(outs[utf8]) and len(records(outs[utf8])) > 100
+    assert (
+        shard_lines(outs[cp949]) == shard_lines(outs[utf8]) and len(shard_lines(outs[utf8])) > 100
+    )
     stats = [json.loads((outs[p] / "stats.json").read_text()) for p in (utf8, cp949)]
     assert stats[0] == stats[1]
 

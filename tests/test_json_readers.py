@@ -14,6 +14,7 @@ import pytest
 from corpus import prepare
 from corpus.readers import detect_format, iter_records
 from corpus.textio import InputError, Quarantine
+from tests.stage_outputs import shard_records
 
 NEWS = {
     "id": "NIRW1900000001",
@@ -167,11 +168,7 @@ def test_prepare_splits_modu_documents_into_sentences(tmp_path):
     _write(src / "SARW1800000001.json", SPOKEN)
     out = tmp_path / "records"
     prepare.main(["--input", str(src), "--output", str(out), "--workers", "1"])
-    lines = [
-        json.loads(x)
-        for f in sorted(out.glob("shard-*.jsonl.gz"))
-        for x in gzip.decompress(f.read_bytes()).decode().splitlines()
-    ]
+    lines = shard_records(out)
     by_id = {r["id"]: r["text"] for r in lines}
     key = "NIKL_NEWSPAPER/NIRW1900000001.json:NIRW1900000001.1"
     assert by_id[f"{key}-s0"] == "첫 문단이다."
@@ -281,9 +278,5 @@ def test_json_items_reads_records_nested_in_an_object(tmp_path):
     nested = ["--format", "json", "--json-items", "data.item.paragraphs.item"]
     prepare.main(["--input", str(p), "--output", str(out), "--workers", "1", *nested,
                   "--text-field", "context"])  # fmt: skip
-    texts = [
-        json.loads(x)["text"]
-        for f in sorted(out.glob("shard-*.jsonl.gz"))
-        for x in gzip.decompress(f.read_bytes()).decode().splitlines()
-    ]
+    texts = [r["text"] for r in shard_records(out)]
     assert texts == ["첫 문단.", "둘째 문단.", "셋째."]

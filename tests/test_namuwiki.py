@@ -11,6 +11,7 @@ import pytest
 from corpus import prepare
 from corpus.namumark import is_redirect, namumark_text
 from corpus.readers import ReadOptions, detect_format, iter_records
+from tests.stage_outputs import shard_records
 
 #: An article in namumark as NamuWiki pages are written (written for this test).
 SEOUL = """[include(틀:대한민국의 도시, 지역=서울)]
@@ -127,11 +128,7 @@ def test_prepare_reads_the_dump_into_sentences(tmp_path):
     p.write_text(json.dumps(DUMP, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "records"
     prepare.main(["--input", str(p.parent), "--output", str(out), "--workers", "1"])
-    texts = [
-        json.loads(x)["text"]
-        for f in sorted(out.glob("shard-*.jsonl.gz"))
-        for x in gzip.decompress(f.read_bytes()).decode().splitlines()
-    ]
+    texts = [r["text"] for r in shard_records(out)]
     assert "서울특별시(서울特別市)는 대한민국의 수도이다." in texts
     assert "부산은 항구 도시이다." in texts and not any("[[" in t or "'''" in t for t in texts)
     stats = json.loads((out / "stats.json").read_text())

@@ -4,7 +4,6 @@ magic bytes, read a batch at a time, bad rows named, other columns kept as JSON 
 from __future__ import annotations
 
 import datetime
-import gzip
 import json
 
 import pyarrow as pa
@@ -15,6 +14,7 @@ from corpus import prepare
 from corpus.readers import ReadOptions, detect_format, iter_records
 from corpus.readers import parquet as parquet_reader
 from corpus.textio import InputError, Quarantine, binary_kind
+from tests.stage_outputs import shard_records
 
 
 def _table(n: int = 5) -> pa.Table:
@@ -83,9 +83,5 @@ def test_prepare_reads_a_parquet_folder(tmp_path):
     pq.write_table(_table(), src / "part-0.parquet")
     out = tmp_path / "records"
     prepare.main(["--input", str(src), "--output", str(out), "--workers", "1"])
-    texts = [
-        json.loads(x)["text"]
-        for f in sorted(out.glob("shard-*.jsonl.gz"))
-        for x in gzip.decompress(f.read_bytes()).decode().splitlines()
-    ]
+    texts = [r["text"] for r in shard_records(out)]
     assert "0번째 문서의 본문이다." in texts and "둘째 문장." in texts
