@@ -152,6 +152,31 @@ def _dedup_ab_rows(res: dict) -> list[dict]:
     }]  # fmt: skip
 
 
+def _alphabet_rows(res: dict) -> list[dict]:
+    """`bench.tokenizer_alphabet`'s one sample: the alphabet entries `select_alphabet` keeps per
+    coverage target (no reference library: the figure is a size, and the old rule's count of
+    symbols seen 5+ times is given beside it)."""
+    return [{
+        "what": f"alphabet entries for {cov:.2%} coverage ({res['occurrences']:,} characters; "
+                f"reached {res[f'reached_{cov}']:.4%}; old rule, seen 5+ times: "
+                f"{res['symbols_seen_5_times']:,})",
+        "reference": "none (a size, not a speed)", "unit": "entries",
+        "ours": res[f"entries_{cov}"], "ref": None,
+    } for cov in (0.999, 0.9999)]  # fmt: skip
+
+
+def _scaling_rows(res: dict) -> list[dict]:
+    """`bench.tokenizer_scaling`'s one training: text trained on per wall second, with the
+    peak resident memory of the training and its Mecab workers together."""
+    return [{
+        "what": f"vocabulary training, {res['method']}, {res['text_mb_trained']} MB of text "
+                f"({res['wall_s']} s wall, {res['peak_temp_disk_mb']} MB temporary disk)",
+        "reference": "none (our own training; tree RSS)", "unit": "text MB/wall-s",
+        "ours": res["text_mb_trained"] / res["wall_s"], "ref": None,
+        "peak_mb": res["peak_rss_tree_mb"],
+    }]  # fmt: skip
+
+
 def _pretrain_rows(res: dict) -> list[dict]:
     return [{
         "what": f"pretraining step, {res['config']} ({res['device']})",
@@ -211,6 +236,16 @@ SMALL: dict[str, Spec] = {
                       "--split-sample-bytes", "300000", "--vocab", "8000", "--workers", "1",
                       "--output-root", str(Path(j).parent / "tok"), "--json", j],
         False, _tokenizer_rows, True,
+    ),
+    "tokenizer_alphabet": (
+        lambda d, j: ["--input", *_kowiki(d, 20), "--sample-bytes", "all"],
+        True, _alphabet_rows, True,
+    ),
+    "tokenizer_scaling": (
+        lambda d, j: ["--label", "small", "--", "--input", *_kowiki(d, 4),
+                      "--output", str(Path(j).parent / "scaling"), "--vocab", "8000",
+                      "--workers", "2", "--sample-bytes", "all"],
+        True, _scaling_rows, True,
     ),
     "input_pipeline": (
         lambda d, j: ["--files", "1", "--steps", "5", "--workers", "1",

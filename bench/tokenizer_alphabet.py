@@ -10,7 +10,8 @@ a continuation morpheme's characters are all ``##`` forms. It prints one JSON
 line per sample: the symbols (word and ``##`` forms) needed to cover 99.9%,
 99.95% and 99.99% of the occurrences with no floor, the symbols seen 5+
 times (the old rule), and the entries `tokenizer.alphabet.select_alphabet`
-chooses (full base set, ``min_char_count`` 5) with the coverage reached.
+chooses (full base set, ``min_char_count`` 5) with the coverage reached, stamped with the
+commit measured (`bench.provenance`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import collections
 import json
 import sys
 
+from bench.provenance import stamp
 from tokenizer.alphabet import select_alphabet
 from tokenizer.inputs import Inputs
 from tokenizer.wordpiece import is_isolated, shadow, shadowable
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.sample_bytes:
         sample = None if size == "all" else int(float(size))
         row = {"sample_bytes": sample, **measure(position_counts(args.input, sample))}
-        print(json.dumps(row), flush=True)
+        print(json.dumps(stamp(row)), flush=True)
     return 0
 
 
