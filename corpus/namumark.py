@@ -42,6 +42,10 @@ _STRUCK = re.compile(r"~~(?!\s)(.+?)~~|(?<![^\s(])--(?![\s-])(.+?)(?<!\s)--(?=[\
 _EMPHASIS = re.compile(r"'''(.+?)'''|''(.+?)''|__(.+?)__|\^\^(.+?)\^\^|,,(.+?),,")
 _SPACES = re.compile(r"[ \t]{2,}")
 _REDIRECT = re.compile(r"^\s*#(?:redirect|넘겨주기)\b", re.IGNORECASE)
+#: An innermost ``{{{...}}}`` box (no box opens or closes inside it).
+_INNER_BOX = re.compile(r"\{\{\{((?:(?!\{\{\{|\}\}\}).)*)\}\}\}", re.DOTALL)
+#: A box's size (``+1``..``-5``) or colour (``#red``, ``#fff,#000``) prefix before its text.
+_BOX_STYLE = re.compile(r"(?:[+-][1-5]|#[0-9A-Za-z]+(?:,#[0-9A-Za-z]+)?)\s")
 
 
 def is_redirect(markup: str) -> bool:
@@ -53,9 +57,8 @@ def _boxes(text: str) -> str:
     """``{{{...}}}`` blocks resolved innermost first: HTML, syntax and code-less raw boxes
     of a ``#!`` kind other than wiki/folding are dropped; the others keep their text."""
     out = text
-    inner = re.compile(r"\{\{\{((?:(?!\{\{\{|\}\}\}).)*)\}\}\}", re.DOTALL)
     for _ in range(64):  # nesting depth; each pass resolves the innermost boxes
-        new = inner.sub(lambda m: _box(m.group(1)), out)
+        new = _INNER_BOX.sub(lambda m: _box(m.group(1)), out)
         if new == out:
             break
         out = new
@@ -69,7 +72,7 @@ def _box(body: str) -> str:
         if name in ("wiki", "folding"):
             return "\n" + rest + "\n"
         return ""  # #!html, #!syntax, ...
-    m = re.match(r"(?:[+-][1-5]|#[0-9A-Za-z]+(?:,#[0-9A-Za-z]+)?)\s", body)
+    m = _BOX_STYLE.match(body)
     return body[m.end() :] if m else body  # size, colour: the text; else the literal
 
 
