@@ -40,11 +40,7 @@ import scipy.sparse as sp
 from corpus.index_files import DocMeta, load_arrays, save_arrays
 from corpus.mecab_surfaces import mecab_surfaces
 from corpus.normalize import NON_WORD
-
-try:  # SciPy's sparse product routine, which `_csr_product` calls without its counting pass
-    from scipy.sparse._sparsetools import csr_matmat as _CSR_MATMAT
-except ImportError:  # pragma: no cover (a SciPy without it: the public product)
-    _CSR_MATMAT = None
+from corpus.sparse_rows import csr_product, row_argmax
 
 NORMALISATIONS = ("max", "doc", "query", "raw")
 #: Self-score levels of the per-term weight maxima that bound `BM25Index.best_above`.
@@ -449,7 +445,7 @@ class BM25Index:
         prefix &= live[rows]
         # the exact prefix part of each candidate's score: (prefix counts) @ weights
         qp_indptr = np.r_[0, np.cumsum(np.bincount(rows[prefix], minlength=nq))]
-        c_indptr, pd, c_data = _csr_product(qp_indptr, terms[prefix], qtf[prefix], self.weights)
+        c_indptr, pd, c_data = csr_product(qp_indptr, terms[prefix], qtf[prefix], self.weights)
         per_row = np.diff(c_indptr)
         # the suffix adds at most its bound sum; the pair also needs thr * self(d)
         suffix_ub = np.bincount(rows, weights=np.where(prefix, 0.0, ub), minlength=nq)
@@ -662,41 +658,3 @@ class BM25Index:
             tokenizer=info["tokenizer"],
             meta=DocMeta.load(str(directory)),  # type: ignore[arg-type]
         )
-
-
-def _csr_product(
-    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, w: sp.csr_matrix
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(indptr, indices, data) of ``csr_matrix((data, indices, indptr)) @ w``: the same
-    arrays, by the same SciPy routine (`csr_matmat`), with its output sized by the
-    postings read (an upper bound) instead of SciPy's counting pass over them first
-    (about a fifth of the product's time in `best_above`). The public product where
-    that routine is missing or the arrays are not int32."""
-    reads = int(np.diff(w.indptr)[indices].sum())
-    small = w.indices.dtype == np.int32 and w.indptr.dtype == np.int32 and reads < 2**31 - 1
-    if _CSR_MATMAT is None or not small:
-        q = sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, w.shape[0]))
-        c = (q @ w).tocsr()
-        return c.indptr, c.indices, c.data
-    c_indptr = np.empty(len(indptr), dtype=np.int32)
-    c_indices, c_data = np.empty(reads, dtype=np.int32), np.empty(reads)
-    _CSR_MATMAT(
-        len(indptr) - 1, w.shape[1], indptr.astype(np.int32), indices.astype(np.int32),
-        data.astype(np.float64), w.indptr, w.indices, w.data, c_indptr, c_indices, c_data,
-    )  # fmt: skip
-    n = int(c_indptr[-1])
-    return c_indptr, c_indices[:n], c_data[:n]
-
-
-def row_argmax(
-    rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, best: np.ndarray, best_val: np.ndarray
-) -> None:
-    """Per row, the column of the largest value (ties: lowest column), written in place."""
-    if len(vals) == 0:
-        return
-    order = np.lexsort((cols, -vals, rows))
-    r = rows[order]
-    first = np.r_[True, r[1:] != r[:-1]]
-    sel = order[first]
-    best[rows[sel]] = cols[sel]
-    best_val[rows[sel]] = vals[sel]

@@ -80,7 +80,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from corpus.bm25 import BM25Index, row_argmax, tokenize
+from corpus.bm25 import BM25Index, tokenize
 from corpus.match_tables import HeadTable, OverlapSeeds, deletion_table, index_tables
 from corpus.normalize import match_key
 from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is their usual name)
@@ -94,6 +94,7 @@ from corpus.quotes import (  # noqa: F401  (re-exported: corpus.matching is thei
     phrase_limit,
     short_key_table,
 )
+from corpus.sparse_rows import row_argmax
 
 #: Queries scored together by `Matcher.bm25_best` (bounds the candidate pairs in memory).
 BM25_CHUNK = 64

@@ -174,13 +174,13 @@ def test_query_matrix_counts_each_query_token_by_token():
 
 
 def test_csr_product_equals_scipys_product(monkeypatch):
-    """`_csr_product` (SciPy's routine without its counting pass) returns the arrays of
+    """`csr_product` (SciPy's routine without its counting pass) returns the arrays of
     ``(q @ w).tocsr()`` bit for bit, empty products included, and so does its fallback."""
     import scipy.sparse as sp
 
-    from corpus import bm25
+    from corpus import sparse_rows
 
-    routine = bm25._CSR_MATMAT
+    routine = sparse_rows._CSR_MATMAT
     assert routine is not None  # (SciPy 1.17 here)
     rng = np.random.default_rng(7)
     w = sp.random(300, 900, density=0.02, format="csr", random_state=rng)
@@ -190,7 +190,7 @@ def test_csr_product_equals_scipys_product(monkeypatch):
         q.data = np.round(q.data * 4) + 1.0  # counts
         ref = (q @ w).tocsr()
         for fn in (routine, None):
-            monkeypatch.setattr(bm25, "_CSR_MATMAT", fn)
-            indptr, indices, data = bm25._csr_product(q.indptr, q.indices, q.data, w)
+            monkeypatch.setattr(sparse_rows, "_CSR_MATMAT", fn)
+            indptr, indices, data = sparse_rows.csr_product(q.indptr, q.indices, q.data, w)
             assert np.array_equal(indptr, ref.indptr) and np.array_equal(indices, ref.indices)
             assert np.array_equal(data, ref.data) and indices.dtype == ref.indices.dtype
