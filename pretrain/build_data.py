@@ -6,7 +6,8 @@ packed sequences.
         [--dupe-factor 5] [--max-predictions-per-seq N]
 
 Inputs are anything `corpus.readers.iter_records` reads (corpus-record JSONL
-shards, WikiExtractor files, plain text, ...); directories and globs are
+shards, WikiExtractor files, plain text, ...; ``--encoding cp949`` for text saved as
+CP949/EUC-KR); directories and globs are
 expanded by `corpus.readers.expand_inputs` (sorted). One input file is one
 shard, built by one worker process, in memory (a corpus shard is a few MB).
 
@@ -102,7 +103,12 @@ def document_key(record: Any) -> str:
 
 
 def _iter_records(
-    path: str, fmt: str, on_error: str, counts: collections.Counter, quarantine_path: str | None
+    path: str,
+    fmt: str,
+    on_error: str,
+    counts: collections.Counter,
+    quarantine_path: str | None,
+    encoding: str = "utf-8",
 ):
     from corpus.readers import ReadOptions, iter_records
     from corpus.textio import Quarantine
@@ -112,8 +118,9 @@ def _iter_records(
     # and are counted, so nothing is dropped silently.
     with Quarantine(quarantine_path) as quarantine:
         yield from iter_records(
-            path, fmt=fmt, on_error=on_error, options=opts, quarantine=quarantine
-        )
+            path, fmt=fmt, on_error=on_error, options=opts, quarantine=quarantine,
+            encoding=encoding,
+        )  # fmt: skip
     for reason, n in opts.skipped.items():
         counts[f"reader_skipped_{reason}"] += n
     for reason, n in quarantine.counts.items():
@@ -130,6 +137,7 @@ def read_documents(
     quarantine_path: str | None = None,
     batch_size: int = 2048,
     unk_id: int | None = None,
+    encoding: str = "utf-8",
 ) -> list[list[np.ndarray]]:
     """Reads one input file into tokenized documents (lists of int32 segment arrays).
 
@@ -140,7 +148,7 @@ def read_documents(
     texts: list[str] = []
     n_docs = 0
     last_key: str | None = None
-    for record in _iter_records(path, fmt, on_error, counts, quarantine_path):
+    for record in _iter_records(path, fmt, on_error, counts, quarantine_path, encoding):
         counts["records"] += 1
         key = document_key(record)
         if key != last_key or n_docs == 0:
@@ -252,6 +260,7 @@ def build_shard(job: dict[str, Any]) -> dict[str, Any]:
         on_error=cfg["on_error"],
         quarantine_path=str(out_dir / "quarantine" / f"{name}.jsonl"),
         unk_id=cfg["special_ids"].get("[UNK]"),
+        encoding=cfg.get("encoding", "utf-8"),
     )
     L = cfg["max_seq_length"]
     cls_id, sep_id = cfg["special_ids"]["[CLS]"], cfg["special_ids"]["[SEP]"]
@@ -470,6 +479,7 @@ def build_examples(
     argv: Iterable[str] | None = None,
     log=print,
     add_tokens: str | os.PathLike | None = None,
+    encoding: str = "utf-8",
 ) -> Path:
     """Builds (or reuses) an examples folder; returns its path. See the module docstring.
 
@@ -477,6 +487,7 @@ def build_examples(
     (`pretrain.vocab_extension`); the examples and their tokenizer copy use the extended one.
     """
     from corpus.readers import expand_inputs
+    from corpus.textio import ENCODINGS
 
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -490,6 +501,8 @@ def build_examples(
         raise ValueError(f"max_seq_length must be >= {min_len} for {objective}")
     if dupe_factor < 1:
         raise ValueError(f"dupe_factor must be >= 1, got {dupe_factor}")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
     if not 0 <= short_seq_prob <= 1:
         raise ValueError(f"short_seq_prob must be in [0, 1], got {short_seq_prob}")
     if isinstance(inputs, str | os.PathLike):
@@ -532,6 +545,8 @@ def build_examples(
     }
     if added:  # only then: folders built without --add-tokens keep their config hash
         config["added_tokens"] = added
+    if encoding != "utf-8":  # likewise: UTF-8 folders keep theirs
+        config["encoding"] = encoding
     # Inputs count by content and order, not by where they are mounted.
     hashed = dict(
         config, inputs=[{k: v for k, v in i.items() if k != "path"} for i in config["inputs"]]
@@ -607,6 +622,8 @@ def build_examples(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from corpus.textio import ENCODINGS
+
     parser = argparse.ArgumentParser(
         prog="python -m pretrain.build_data", description=__doc__.split("\n\n")[0]
     )
@@ -625,6 +642,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--masked-lm-prob", type=float, default=0.15)
     parser.add_argument("--format", default="auto", help="input format for corpus.readers")
     parser.add_argument("--on-error", choices=("raise", "skip"), default="raise")
+    parser.add_argument(
+        "--encoding", choices=ENCODINGS, default="utf-8",
+        help="the inputs' text encoding (cp949: Korean text saved as CP949/EUC-KR)",
+    )  # fmt: skip
     parser.add_argument(
         "--add-tokens", default=None, metavar="FILE",
         help="domain words (one per line) to add to a WordPiece vocabulary; a run continuing a "
@@ -647,6 +668,7 @@ def main(argv: list[str] | None = None) -> int:
             fmt=args.format,
             on_error=args.on_error,
             add_tokens=args.add_tokens,
+            encoding=args.encoding,
             argv=sys.argv if argv is None else ["python", "-m", STAGE, *argv],
         )
     except (ValueError, FileNotFoundError, FileExistsError) as e:

@@ -53,8 +53,8 @@ def file_sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def _record_lines(path: str, counts: collections.Counter) -> Iterator[str]:
-    """Non-blank, stripped lines of the records of one input file.
+def _record_lines(path: str, counts: collections.Counter, encoding: str) -> Iterator[str]:
+    """Non-blank, stripped lines of the records of one input file, decoded from `encoding`.
 
     Plain text is read line by line directly (a record per line would only
     cost time); other formats go through `corpus.readers.iter_records`. Bad
@@ -63,14 +63,14 @@ def _record_lines(path: str, counts: collections.Counter) -> Iterator[str]:
     from corpus.readers import detect_format, iter_records
     from corpus.textio import iter_lines
 
-    if detect_format(path) == "text":
-        for _, raw in iter_lines(path):
+    if detect_format(path, encoding) == "text":
+        for _, raw in iter_lines(path, encoding=encoding):
             line = raw.strip()
             if line:
                 counts["records"] += 1
                 yield line
         return
-    for record in iter_records(path):
+    for record in iter_records(path, encoding=encoding):
         counts["records"] += 1
         for line in record.text.splitlines():
             line = line.strip()
@@ -78,16 +78,24 @@ def _record_lines(path: str, counts: collections.Counter) -> Iterator[str]:
                 yield line
 
 
-def _input_bytes(path: str) -> int:
-    """Bytes of a file as the readers see it: its size, or its decompressed size."""
-    if not path.endswith((".gz", ".zst")):
+def _input_bytes(path: str, encoding: str = "utf-8") -> int:
+    """Bytes of a file as the readers see it, in UTF-8: its size, or its decompressed size;
+    for another `encoding`, the UTF-8 size of its decoded text (one pass), so that the same
+    text saved as CP949 is sampled exactly as its UTF-8 copy is."""
+    if encoding == "utf-8" and not path.endswith((".gz", ".zst")):
         return os.path.getsize(path)
+    import codecs
+
     from corpus.textio import open_binary
 
     total = 0
+    # undecodable bytes count as one replacement each here; the line reader reports them
+    decoder = None if encoding == "utf-8" else codecs.getincrementaldecoder(encoding)("replace")
     with open_binary(path) as fh:
         while chunk := fh.read(1 << 22):
-            total += len(chunk)
+            total += len(chunk) if decoder is None else len(decoder.decode(chunk).encode())
+    if decoder is not None:
+        total += len(decoder.decode(b"", final=True).encode())
     return total
 
 
@@ -120,6 +128,8 @@ class Inputs:
     (JSON, WikiExtractor tags) counts as input, so the text sampled is about
     `sample_bytes` times the text share of the files, never more than
     `sample_bytes` plus noise. For in-memory texts, input bytes are the text's.
+    Files are decoded from `encoding` (one of `corpus.textio.ENCODINGS`; their input bytes
+    are then the UTF-8 size of the decoded text, so the sample is the UTF-8 copy's).
     """
 
     def __init__(
@@ -129,9 +139,15 @@ class Inputs:
         seed: int = 0,
         *,
         paths_only: bool = False,
+        encoding: str = "utf-8",
     ):
+        from corpus.textio import ENCODINGS
+
         if sample_bytes is not None and sample_bytes <= 0:
             raise ValueError(f"sample size must be positive, got {sample_bytes}")
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
+        self.encoding = encoding
         self.sample_bytes = sample_bytes
         self.seed = seed
         self.counts: collections.Counter = collections.Counter()
@@ -169,14 +185,14 @@ class Inputs:
             yield (ln.strip() for t in self.texts for ln in t.splitlines() if ln.strip())
             return
         for path in self.files:
-            yield _record_lines(path, counts)
+            yield _record_lines(path, counts, self.encoding)
 
     def fraction(self) -> float:
         """The probability with which each line is kept (1.0 without sampling)."""
         if self._fraction is not None:
             return self._fraction
         if self.files is not None:
-            self._sizes = [_input_bytes(f) for f in self.files]
+            self._sizes = [_input_bytes(f, self.encoding) for f in self.files]
             total = sum(self._sizes)
         else:
             total = sum(_line_bytes(x) for t in self.texts for x in t.splitlines() if x.strip())

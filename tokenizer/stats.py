@@ -39,6 +39,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from corpus.textio import ENCODINGS
 from tokenizer.inputs import Inputs
 from tokenizer.morphemes import MorphemeSplitter
 from tokenizer.wordpiece import is_punctuation
@@ -215,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="use a uniform random sample (seed 0) of about this many UTF-8 bytes",
     )
+    p.add_argument(
+        "--encoding", choices=ENCODINGS, default="utf-8", help="the inputs' text encoding"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = p.parse_args(argv)
     for d in args.tokenizer:
@@ -222,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {d} has no tokenizer.json", file=sys.stderr)
             return 2
     try:
-        lines = list(Inputs(args.input, args.sample_bytes, paths_only=True).lines())
+        inputs = Inputs(args.input, args.sample_bytes, paths_only=True, encoding=args.encoding)
+        lines = list(inputs.lines())
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

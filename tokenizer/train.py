@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from corpus.progress import AmountProgress
+from corpus.textio import ENCODINGS
 from tokenizer.alphabet import (
     BASE_CHOICES,
     DEFAULT_COVERAGE,
@@ -245,6 +246,7 @@ def train_tokenizer(
     paths_only: bool = False,
     argv: list[str] | None = None,
     force: bool = False,
+    encoding: str = "utf-8",
 ) -> Path:
     """Trains a vocabulary and writes the WordPiece folder; returns `output_dir`.
 
@@ -269,7 +271,7 @@ def train_tokenizer(
         raise ValueError(f"vocab size must exceed the {len(SPECIAL_TOKENS)} special tokens")
     forced_chars(base_chars, vocab_size)  # validates base_chars before any work
     out = Path(output_dir)
-    source = Inputs(inputs, sample_bytes, seed, paths_only=paths_only)
+    source = Inputs(inputs, sample_bytes, seed, paths_only=paths_only, encoding=encoding)
     config = _config(
         method,
         vocab_size,
@@ -282,6 +284,8 @@ def train_tokenizer(
         min_frequency=min_frequency,
         max_distinct_units=max_distinct_units,
     )
+    if encoding != "utf-8":  # only then: UTF-8 runs keep the manifests they had
+        config["encoding"] = encoding
     described = source.describe()
     manifest_path = out / "manifest.json"
     if not force and _manifest_matches(manifest_path, config, described):
@@ -536,6 +540,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_DISTINCT_UNITS,
         help="memory bound while counting: drop the rarest units beyond this many",
     )
+    p.add_argument(
+        "--encoding",
+        choices=ENCODINGS,
+        default="utf-8",
+        help="the input files' text encoding: cp949 for Korean text saved as CP949/EUC-KR "
+        "(Windows 'ANSI', Korean Excel CSVs); the sample is drawn as from its UTF-8 copy",
+    )
     p.add_argument("--tmp-dir", default=None, help="folder for temporary files (sentencepiece)")
     p.add_argument("--force", action="store_true", help="retrain even if the manifest matches")
     return p
@@ -573,6 +584,7 @@ def main(argv: list[str] | None = None) -> int:
             max_distinct_units=args.max_distinct_units,
             tmp_dir=args.tmp_dir,
             paths_only=True,
+            encoding=args.encoding,
             argv=["python", "-m", STAGE, *(argv if argv is not None else sys.argv[1:])],
             force=args.force,
         )
