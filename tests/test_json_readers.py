@@ -280,3 +280,32 @@ def test_json_items_reads_records_nested_in_an_object(tmp_path):
                   "--text-field", "context"])  # fmt: skip
     texts = [r["text"] for r in shard_records(out)]
     assert texts == ["첫 문단.", "둘째 문단.", "셋째."]
+
+
+def test_a_text_field_that_is_a_list_of_strings_is_a_document_of_lines(tmp_path):
+    """{"sentences": ["...", "..."]}: one record whose lines are the items, in JSON Lines, in a
+    JSON array and in a Parquet list column alike; prepare keeps the items apart as sentences
+    even when one lacks final punctuation. A list holding a non-string is still an error."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    items = ["첫 문장이다", "둘째 문장이다.", "셋째"]
+    rows = [{"sentences": items, "doc": "a"}, {"sentences": [], "doc": "b"}]
+    jl = tmp_path / "l" / "x.jsonl"
+    jl.parent.mkdir()
+    jl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    arr = _write(tmp_path / "a" / "x.json", rows)
+    pqt = tmp_path / "p" / "x.parquet"
+    pqt.parent.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), pqt)
+    for p in (jl, arr, pqt):
+        recs = list(iter_records(p, text_field="sentences"))
+        assert recs[0].text == "첫 문장이다\n둘째 문장이다.\n셋째", p
+        assert recs[0].extra == {"doc": "a"}
+    out = tmp_path / "records"
+    prepare.main(["--input", str(jl), "--output", str(out), "--workers", "1",
+                  "--text-field", "sentences"])  # fmt: skip
+    assert [r["text"] for r in shard_records(out)] == items
+    jl.write_text(json.dumps({"sentences": ["문장", 3]}) + "\n", "utf-8")
+    with pytest.raises(InputError, match="must be a string or a list of strings"):
+        list(iter_records(jl, text_field="sentences"))

@@ -3,7 +3,9 @@
 A line that already is a corpus record (``id``, ``text``, ``source`` strings)
 is passed through unchanged. Otherwise the text comes from ``--text-field``
 and the id from ``--id-field`` (else ``<file key>:<line>``); every other key
-is kept in the record's extra fields.
+is kept in the record's extra fields. A text field holding a list of strings (a
+document's sentences or paragraphs, as many datasets and Parquet list columns store
+them) is the document: its items one per line, which `corpus.sentences` keeps apart.
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ def parse_object(line: str, path: str, lineno: int) -> dict:
     return obj
 
 
+def document_text(value: object) -> str | None:
+    """A text field's text: a string, or a list of strings as lines; None for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(t, str) for t in value):
+        return "\n".join(value)
+    return None
+
+
 def _text_field(obj: dict, opts: ReadOptions, path: str, lineno: int) -> str:
     if opts.text_field is not None:
         return opts.text_field
@@ -47,9 +58,11 @@ def to_record(obj: dict, path: str, lineno: int, opts: ReadOptions) -> CorpusRec
     name = _text_field(obj, opts, path, lineno)
     if name not in obj:
         raise InputError(path, lineno, f"missing field: {name!r}")
-    text = obj[name]
-    if not isinstance(text, str):
-        raise InputError(path, lineno, f"wrong type: field {name!r} must be a string")
+    text = document_text(obj[name])
+    if text is None:
+        raise InputError(
+            path, lineno, f"wrong type: field {name!r} must be a string or a list of strings"
+        )
     if opts.id_field is not None:
         if opts.id_field not in obj:
             raise InputError(path, lineno, f"missing field: {opts.id_field!r}")

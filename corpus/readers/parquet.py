@@ -5,7 +5,8 @@ The text is ``--text-field`` or the first of the usual text columns (as for JSON
 `corpus.readers.jsonl.DEFAULT_TEXT_FIELDS`); the id ``--id-field``'s value, else an ``id``
 column that is a string, else ``<file key>:<row number>`` (1-based); the other columns are
 kept as extra fields when JSON can hold them (strings, numbers, booleans, lists, maps;
-timestamps and bytes become strings). A row whose text is missing or not a string is an
+timestamps and bytes become strings). A list-of-strings text column is a document of
+those lines (as in JSON). A row whose text is missing or not text is an
 `InputError` naming the file and the row; an empty text is counted as ``empty_document``.
 Only plain (not compressed-as-a-whole) files: Parquet compresses its own pages.
 """
@@ -17,7 +18,7 @@ import decimal
 from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions
-from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS, to_record
+from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS, document_text, to_record
 from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
 
@@ -66,13 +67,17 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
             row += 1
             if opts.quarantine is not None:
                 opts.quarantine.lines += 1
-            text = values.get(text_col)
-            if not isinstance(text, str):
-                err = InputError(path, None, f"wrong type: row {row}: {text_col!r} is not text")
+            text = document_text(values.get(text_col))
+            if text is None:
+                err = InputError(
+                    path, None, f"wrong type: row {row}: {text_col!r} is not text (a string "
+                    "or a list of strings)",
+                )  # fmt: skip
                 handle(err, opts.on_error, opts.quarantine)
                 continue
             if not text.strip():
                 opts.count("empty_document")
                 continue
             # the id, source and extra fields chosen as for a JSON Lines object
-            yield to_record({k: _jsonable(v) for k, v in values.items()}, path, row, opts)
+            fields = {k: _jsonable(v) for k, v in values.items()} | {text_col: text}
+            yield to_record(fields, path, row, opts)
