@@ -41,7 +41,8 @@ _HIDDEN_LINK = re.compile(r"^\s*(?:파일|file|분류|category|이미지|image):
 _STRUCK = re.compile(r"~~(?!\s)(.+?)~~|(?<![^\s(])--(?![\s-])(.+?)(?<!\s)--(?=[\s.,!?)]|$)")
 _EMPHASIS = re.compile(r"'''(.+?)'''|''(.+?)''|__(.+?)__|\^\^(.+?)\^\^|,,(.+?),,")
 _SPACES = re.compile(r"[ \t]{2,}")
-_REDIRECT = re.compile(r"^\s*#(?:redirect|넘겨주기)\b", re.IGNORECASE)
+#: A redirect's first line; the target may follow without a space (``#redirect문서``).
+_REDIRECT = re.compile(r"^\s*#(?:redirect|넘겨주기)", re.IGNORECASE)
 #: An innermost ``{{{...}}}`` box (no box opens or closes inside it).
 _INNER_BOX = re.compile(r"\{\{\{((?:(?!\{\{\{|\}\}\}).)*)\}\}\}", re.DOTALL)
 #: A box's size (``+1``..``-5``) or colour (``#red``, ``#fff,#000``) prefix before its text.

@@ -178,6 +178,7 @@ BINARY_MAGIC = (
     (b"GIF89a", "GIF image"),
     (b"%PDF-", "PDF document"),
     (b"PK\x03\x04", "ZIP archive (zip, xlsx, docx)"),
+    (b"7z\xbc\xaf\x27\x1c", "7z archive"),
     (b"\x7fELF", "executable"),
     (b"SQLite format 3\x00", "SQLite database"),
 )
@@ -185,9 +186,11 @@ TAR_ARCHIVE = "tar archive"
 #: The first bytes of a Parquet file.
 PARQUET_MAGIC = b"PAR1"
 #: What to do with an archive of files (the stages read files of text, each plain or
-#: compressed, not archives of several): NIKL and AI Hub ship their corpora as ZIP files.
+#: compressed, not archives of several): NIKL and AI Hub ship their corpora as ZIP files,
+#: NamuWiki its dump as a .7z.
 UNPACK_HINT = {
     "ZIP archive (zip, xlsx, docx)": "a .zip: unzip it and give the folder",
+    "7z archive": "a .7z: unpack it (7z x) and give the file or folder",
     TAR_ARCHIVE: "unpack it (tar -xf) and give the folder",
 }
 #: Share of a file's first bytes that are NUL or control bytes (no text has them; random

@@ -109,7 +109,11 @@ def test_an_archive_of_files_says_to_unpack_it(tmp_path):
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "corpus.tar.gz").write_bytes(gzip.compress(buf.getvalue(), mtime=0))
     assert binary_kind(tmp_path / "t" / "corpus.tar.gz") == "tar archive"
-    for folder, want in ((src, r"ZIP archive .*unzip it"), (tmp_path / "t", r"tar -xf")):
+    (tmp_path / "z").mkdir()  # the NamuWiki dump's own packing (7z's signature, then data)
+    (tmp_path / "z" / "namuwiki210301.7z").write_bytes(b"7z\xbc\xaf\x27\x1c\x00\x04" + KOREAN)
+    cases = ((src, r"ZIP archive .*unzip it"), (tmp_path / "t", r"tar -xf"),
+             (tmp_path / "z", r"7z archive, not text: .*\(7z x\)"))  # fmt: skip
+    for folder, want in cases:
         with pytest.raises(InputError, match=want):
             run_stage("toy", [str(folder)], str(tmp_path / "o"), copy_shard, {"on_error": "raise"})
 

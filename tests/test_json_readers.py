@@ -130,6 +130,48 @@ def test_every_shape_of_the_file_reads_the_same(tmp_path, shape):
     assert got == want and len(got) == 2
 
 
+@pytest.mark.parametrize("shape", ["document_object", "top_level", "top_level_one_line"])
+def test_a_file_of_one_document_is_that_document(tmp_path, shape):
+    """Releases with one document per file: ``"document"`` an object (parliament records), or
+    the document's id, metadata and units at the file's top (some 2020-2021 annotated and
+    spoken releases); found by `--format auto` and read as the same record as in a list."""
+    doc = SPOKEN["document"][0]
+    obj = {**SPOKEN, "document": doc} if shape == "document_object" else {**doc}
+    if shape != "document_object":
+        obj["id"] = "SBRW2100000001"
+    p = _write(tmp_path / "m" / "x.json", obj, indent=None if shape.endswith("line") else 2)
+    assert detect_format(p) == "modu"
+    (rec,) = iter_records(p)
+    assert rec.text == "오늘 뭐 했어?\n그냥 집에 있었어." and "speaker" not in json.dumps(rec.extra)
+    assert rec.id == ("m/x.json:SARW1800000001.1" if shape == "document_object"
+                      else "m/x.json:SBRW2100000001")  # fmt: skip
+    plain = _write(tmp_path / "o" / "x.json", {"id": "보통", "sentence": ["문장"]})
+    assert detect_format(plain) != "modu"  # no NIKL id: not taken for one
+
+
+def test_nikl_marks_in_utterances_are_not_text_and_placeholders_stay(tmp_path):
+    """Messenger and dialogue corpora mark events, attachments and inaudible speech inside
+    ``form`` ({emoji}, {system: gift}, {share:photo}, {laughing}, ((xx)), (()); a guessed
+    transcription is ((words))): the marks go, the guessed words stay, an utterance that was
+    only marks leaves no line, NIKL's de-identification placeholders (&name&) are kept, and
+    a paragraph (news, books) is never touched. A topic of "NA" is no topic."""
+    forms = [
+        "ㅋㅋ 일하고 있지 {emoji}", "{share:photo}", "{system: gift} 고마워",
+        "그래서 ((xx)) 갔어 (()) {laughing}", "((어제)) 봤지", "&name&한테 연락해 봐",
+    ]  # fmt: skip
+    doc = {"id": "MDRW2100000001.1", "metadata": {"topic": "NA", "title": "대화"},
+           "utterance": [{"id": str(i), "form": f} for i, f in enumerate(forms)]}  # fmt: skip
+    p = _write(tmp_path / "m" / "MDRW2100000001.json", {"id": "MDRW2100000001", "document": [doc]})
+    (rec,) = iter_records(p)
+    assert rec.text.split("\n") == [
+        "ㅋㅋ 일하고 있지", "고마워", "그래서 갔어", "어제 봤지", "&name&한테 연락해 봐",
+    ]  # fmt: skip
+    assert rec.extra == {"title": "대화"}
+    news = {"id": "N", "document": [{"id": "N.1", "paragraph": [{"form": "((괄호)) {본문}"}]}]}
+    (rec,) = iter_records(_write(tmp_path / "n" / "x.json", news))
+    assert rec.text == "((괄호)) {본문}"
+
+
 def test_a_malformed_document_is_named_and_the_others_kept(tmp_path):
     bad = json.loads(json.dumps(NEWS))
     del bad["document"][2]["paragraph"]

@@ -11,6 +11,7 @@ import pytest
 from corpus import prepare
 from corpus.namumark import is_redirect, namumark_text
 from corpus.readers import ReadOptions, detect_format, iter_records
+from corpus.textio import InputError
 from tests.stage_outputs import shard_records
 
 #: An article in namumark as NamuWiki pages are written (written for this test).
@@ -133,3 +134,69 @@ def test_prepare_reads_the_dump_into_sentences(tmp_path):
     assert "부산은 항구 도시이다." in texts and not any("[[" in t or "'''" in t for t in texts)
     stats = json.loads((out / "stats.json").read_text())
     assert stats["reader_skipped"] == {"redirect": 1, "other_namespace": 1, "empty_document": 1}
+
+
+def test_the_dump_on_one_line_of_more_than_a_line_may_hold_is_found(tmp_path):
+    """The real dump is one minified line of several GB: `--format auto` decides from its
+    first 64 KiB (it used to read the line, skip it as too long and call the file text)."""
+    from corpus.textio import DEFAULT_MAX_LINE_BYTES
+
+    filler = {"namespace": "0", "title": "채움", "text": "'''채움''' 문단. " * 600}
+    arts = DUMP + [{**filler, "title": f"채움{i}", "contributors": []} for i in range(700)]
+    p = tmp_path / "namuwiki" / "namuwiki_20210301.json"
+    p.parent.mkdir()
+    p.write_text(json.dumps(arts, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    assert p.stat().st_size > DEFAULT_MAX_LINE_BYTES and b"\n" not in p.read_bytes()
+    assert detect_format(p) == "namuwiki"
+    first = next(iter(iter_records(p)))
+    assert first.id.endswith(":서울특별시") and first.text.split("\n") == SEOUL_TEXT
+    q = tmp_path / "plain" / "rows.json"  # a long one-line array of another kind stays json
+    q.parent.mkdir()
+    q.write_text(json.dumps([{"text": "가" * 70_000}], ensure_ascii=False), encoding="utf-8")
+    assert detect_format(q) == "json"
+
+
+def test_null_text_and_a_redirect_without_a_space_are_skipped_and_counted(tmp_path):
+    dump = [
+        {"namespace": "0", "title": "빈 문서", "text": None, "contributors": []},
+        {"namespace": "0", "title": "서울", "text": "#redirect서울특별시", "contributors": []},
+        {"namespace": "0", "title": "부산", "text": "#넘겨주기부산광역시", "contributors": []},
+        {"namespace": "0", "title": "대구", "text": "'''대구'''는 도시이다.", "contributors": []},
+    ]
+    p = tmp_path / "n" / "dump.json"
+    p.parent.mkdir()
+    p.write_text(json.dumps(dump, ensure_ascii=False), encoding="utf-8")
+    opts = ReadOptions()
+    assert [r.text for r in iter_records(p, options=opts)] == ["대구는 도시이다."]
+    assert opts.skipped == {"empty_document": 1, "redirect": 2}
+    p.write_text(json.dumps([{"namespace": "0", "title": "x"}]), encoding="utf-8")
+    with pytest.raises(InputError, match="element 1 has no string 'text'"):
+        list(iter_records(p, fmt="namuwiki"))
+
+
+def test_the_hugging_face_parquet_copy_reads_as_the_dump(tmp_path):
+    """heegyu/namuwiki and its like: the dump's columns in Parquet. Read as the dump (articles
+    only, markup made prose, contributors never read), found by its columns or by
+    `--format namuwiki`; `--text-field text` still reads the rows as they are."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [{**a, "namespace": str(a["namespace"])} for a in DUMP]
+    p = tmp_path / "namuwiki" / "namuwiki_20210301.parquet"
+    p.parent.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), p)
+    dump = p.with_suffix(".json")
+    dump.write_text(json.dumps(DUMP, ensure_ascii=False), encoding="utf-8")
+    want = [(r.text, r.extra) for r in iter_records(dump)]
+    for fmt in ("auto", "namuwiki"):
+        opts = ReadOptions()
+        got = list(iter_records(p, fmt=fmt, options=opts))
+        assert [(r.text, r.extra) for r in got] == want and len(got) == 2
+        assert got[0].id == "namuwiki/namuwiki_20210301.parquet:서울특별시"
+        assert "user1" not in json.dumps([r.to_dict() for r in got], ensure_ascii=False)
+        assert opts.skipped == {"redirect": 1, "other_namespace": 1, "empty_document": 1}
+    rows_as_they_are = list(iter_records(p, text_field="text"))
+    assert len(rows_as_they_are) == 5 and rows_as_they_are[1].text.startswith("#redirect")
+    pq.write_table(pa.table({"title": ["가"], "text": ["나"]}), p)
+    with pytest.raises(InputError, match="not a NamuWiki table \\(no 'namespace'\\)"):
+        list(iter_records(p, fmt="namuwiki"))

@@ -86,9 +86,35 @@ def _head_has(path: str, *patterns: bytes) -> bool:
 
 
 def _is_modu(path: str) -> bool:
-    """Whether a JSON file that is not JSON Lines has a NIKL ``"document"`` list near its
-    start (after the corpus's ``id`` and ``metadata``)."""
-    return _head_has(path, rb'"document"\s*:\s*\[')
+    """Whether a JSON file that is not JSON Lines is a NIKL file: a ``"document"`` list (or
+    object) near its start, after the corpus's ``id`` and ``metadata``; or one document whose
+    NIKL id (``SBRW1900000001``: four capitals, digits) comes with a list of units."""
+    return _head_has(path, rb'"document"\s*:\s*[\[{]') or _head_has(
+        path, rb'"id"\s*:\s*"[A-Z]{4}[0-9]{6}', rb'"(?:paragraph|utterance|sentence)"\s*:\s*\['
+    )
+
+
+def _modu_object(obj: dict) -> bool:
+    """Whether a parsed JSON object is a NIKL file: a ``document`` list or object, or one
+    document with a NIKL id and a list of units (as `_is_modu` tells from the bytes)."""
+    if isinstance(obj.get("document"), list | dict):
+        return True
+    nikl_id = isinstance(obj.get("id"), str) and re.match(r"[A-Z]{4}[0-9]{6}", obj["id"])
+    return bool(nikl_id) and any(isinstance(obj.get(k), list) for k in modu.UNIT_LISTS)
+
+
+def _one_long_line(path: str) -> str | None:
+    """The format of a ``.json`` file whose first line outruns its first 64 KiB, from that
+    head alone, so that the line is not read to its end to find out (the NamuWiki dump is
+    one line of several GB); None for any other file."""
+    with open_binary(path) as fh:
+        head = fh.read(1 << 16)
+    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if len(head) < 1 << 16 or b"\n" in body:
+        return None
+    if body.startswith(b"["):
+        return "namuwiki" if b'"namespace"' in body and b'"contributors"' in body else "json"
+    return "modu" if body.startswith(b"{") and _is_modu(path) else None
 
 
 def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
@@ -101,6 +127,8 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     with open(path, "rb") as fh:
         if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
             return "parquet"
+    if ext == ".json" and (long_line := _one_long_line(path)) is not None:
+        return long_line
     first = ""
     for _, line in iter_lines(path, on_error="skip", encoding=encoding):
         if line.strip():
@@ -118,7 +146,7 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
                 return "modu"
             return "jsonl" if ext in (".jsonl", ".json") else "text"
         if isinstance(obj, dict):
-            if isinstance(obj.get("document"), list):  # a MODU file on one line
+            if _modu_object(obj):  # a MODU file on one line
                 return "modu"
             if "petition_idx" in obj and "content" in obj:
                 return "petitions"

@@ -3,11 +3,16 @@ document at a time.
 
 A file is ``{"id", "metadata", "document": [...]}``, often pretty-printed and up to hundreds
 of MB (the newspaper corpus), so it is streamed with ijson: one document in memory at a time,
-never the file. Each document is one record; its text is its units' ``form`` fields, one per
-line (newlines are paragraph breaks for `corpus.sentences`), from the first list it has of
+never the file. Some releases hold one document per file instead: ``"document"`` an object,
+or the document's own ``id``, ``metadata`` and unit list at the top of the file; each is
+read as that one document. Each document is one record; its text is its units' ``form``
+fields, one per line (newlines are paragraph breaks for `corpus.sentences`), from the first
+list it has of
 
 - ``paragraph`` (newspaper, written, web, non-published corpora),
-- ``utterance`` (spoken and messenger corpora: one line per utterance),
+- ``utterance`` (spoken, dialogue, messenger and parliament corpora: one line per utterance,
+  NIKL's event tags and inaudible marks removed, its de-identification placeholders such as
+  ``&name&`` kept: `utterance_text`),
 - ``sentence`` (the annotated corpora: morphology, named entities, parsing, ...).
 
 Ids are ``<file key>:<document id>`` (NIKL's own ids, such as ``NWRW1800000021.1``, stable
@@ -21,17 +26,36 @@ in ``skip`` mode; broken JSON ends the file there (its documents before it are k
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
 from corpus.readers.json_array import records_of_items
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle
+from corpus.textio import InputError, handle, open_binary
 
 #: The lists of a document whose units' ``form`` is its text, in the order looked for.
 UNIT_LISTS = ("paragraph", "utterance", "sentence")
 #: Document metadata kept as extra fields (nothing about people).
 KEPT_METADATA = ("title", "date", "topic", "publisher")
+#: A metadata value that means "none" (spoken documents without a topic).
+_NONE_VALUES = ("", "NA")
+#: NIKL's marks inside utterances (spoken, dialogue, messenger and parliament corpora): an
+#: event or attachment (``{laughing}``, ``{clearing}``, ``{emoji}``, ``{system: gift}``,
+#: ``{share:photo}``, ``{censored}``) and an inaudible stretch (``((xx))``, ``(())``) are
+#: not text; a guessed transcription (``((추정 전사))``) is, without its brackets.
+_EVENT_TAG = re.compile(r"\{[a-z]+(?::\s*[a-z]+)?\}")
+_INAUDIBLE = re.compile(r"\(\([xX\s]*\)\)")
+_GUESSED = re.compile(r"\(\(([^()]+)\)\)")
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
+def utterance_text(form: str) -> str:
+    """An utterance's words: NIKL's event tags and inaudible marks removed, guessed words
+    unbracketed; its de-identification placeholders (``&name&``, ``&tel-num&``: NIKL's own
+    pseudonymisation, no personal data left) kept as they are."""
+    out = _GUESSED.sub(r"\1", _INAUDIBLE.sub(" ", _EVENT_TAG.sub(" ", form)))
+    return _SPACES.sub(" ", out).strip()
 
 
 def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | str:
@@ -48,12 +72,17 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
         form = unit.get("form") if isinstance(unit, dict) else None
         if not isinstance(form, str):
             raise InputError(path, None, f"wrong type: a {key} of {where} has no string 'form'")
-        if form.strip():
-            forms.append(form.strip())
+        form = utterance_text(form) if key == "utterance" else form.strip()
+        if form:
+            forms.append(form)
     if not forms:
         return "empty_document"
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    extra = {k: meta[k] for k in KEPT_METADATA if isinstance(meta.get(k), str) and meta[k]}
+    extra = {
+        k: meta[k]
+        for k in KEPT_METADATA
+        if isinstance(meta.get(k), str) and meta[k].strip() not in _NONE_VALUES
+    }
     doc_id = doc.get("id") if isinstance(doc.get("id"), str) else str(n)
     return CorpusRecord(
         id=f"{file_key(path)}:{doc_id}",
@@ -63,8 +92,22 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
     )
 
 
+def _single_document(path: str) -> str | None:
+    """Where a file without a document list holds its one document: ``"document"`` as an
+    object (the parliament records), the file itself (files of one document with their
+    units at the top); None when neither."""
+    with open_binary(path) as fh:
+        head = fh.read(1 << 16)
+    if re.search(rb'"document"\s*:\s*\{', head):
+        return "document"
+    return "" if re.search(rb'"(?:paragraph|utterance|sentence)"\s*:\s*\[', head) else None
+
+
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
     n = yield from records_of_items(path, opts, document_record, "document.item", "document")
+    single = _single_document(path) if n == 0 else None
+    if single is not None:
+        n = yield from records_of_items(path, opts, document_record, single, "document")
     if n == 0:
         err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
         handle(err, opts.on_error, opts.quarantine)

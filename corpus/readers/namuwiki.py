@@ -7,6 +7,8 @@ records, redirects are not; the rest are counted in the stage's ``reader_skipped
 made prose by `corpus.namumark`; the title is kept as an extra field, the contributors
 (user names and IP addresses) are not. Ids are ``<file key>:<title>`` (titles are unique
 among articles). Errors name the article's position in the array, as for `json_array`.
+The Hugging Face copies of the dump (Parquet, the same columns) are read the same way
+(`corpus.readers.parquet`).
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from corpus.namumark import is_redirect, namumark_text
 from corpus.readers.base import ReadOptions, file_key
 from corpus.readers.json_array import records_of_items
 from corpus.records import CorpusRecord
-from corpus.textio import InputError
+from corpus.textio import PARQUET_MAGIC, InputError
 
 
 def article_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | str:
     """The record of the `n`-th article, or why it is skipped (a ``reader_skipped`` reason);
     `InputError` when it is not a NamuWiki article."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+    if not isinstance(obj, dict) or not isinstance(obj.get("text", 0), str | None):
         raise InputError(path, None, f"missing field: element {n} has no string 'text'")
+    if not obj["text"]:  # null or empty: an article with nothing in it
+        return "empty_document"
     if str(obj.get("namespace", "0")) != "0":
         return "other_namespace"
     if is_redirect(obj["text"]):
@@ -42,4 +46,11 @@ def article_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusR
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    with open(path, "rb") as fh:
+        table = fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
+    if table:  # a Hugging Face copy of the dump
+        from corpus.readers import parquet
+
+        yield from parquet.read(path, opts, namuwiki=True)
+        return
     yield from records_of_items(path, opts, article_record)

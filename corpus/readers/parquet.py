@@ -8,7 +8,10 @@ kept as extra fields when JSON can hold them (strings, numbers, booleans, lists,
 timestamps and bytes become strings). A list-of-strings text column is a document of
 those lines (as in JSON). A row whose text is missing or not text is an
 `InputError` naming the file and the row; an empty text is counted as ``empty_document``.
-Only plain (not compressed-as-a-whole) files: Parquet compresses its own pages.
+Only plain (not compressed-as-a-whole) files: Parquet compresses its own pages. A table with
+the NamuWiki dump's columns (``title``, ``text``, ``namespace``, ``contributors``: the Hugging
+Face copies of the dump) is read as the dump is: articles only, markup made prose, the
+contributors never read.
 """
 
 from __future__ import annotations
@@ -19,11 +22,15 @@ from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions
 from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS, document_text, to_record
+from corpus.readers.namuwiki import article_record
 from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
 
 #: Rows per batch read (bounded memory whatever the file's size).
 BATCH_ROWS = 1024
+#: The NamuWiki dump's columns, as Hugging Face copies of it ship (heegyu/namuwiki): such a
+#: table is read as the dump is, not as plain rows (`_articles`).
+NAMUWIKI_COLUMNS = frozenset({"title", "text", "namespace", "contributors"})
 
 
 def _jsonable(value: object) -> object:
@@ -50,14 +57,23 @@ def _text_column(names: list[str], opts: ReadOptions, path: str) -> str:
     raise InputError(path, None, f"missing field: no text column among {sorted(names)}")
 
 
-def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+def _open(path: str):
     import pyarrow.parquet as pq
 
     try:
-        table = pq.ParquetFile(path)
+        return pq.ParquetFile(path)
     except Exception as e:  # pyarrow's ArrowInvalid and OSError for a broken file
         raise InputError(path, None, f"not a readable Parquet file: {e}") from e
+
+
+def read(path: str, opts: ReadOptions, namuwiki: bool = False) -> Iterator[CorpusRecord]:
+    """The records of a table: its rows, or its articles when it is the NamuWiki dump (its
+    columns, no ``--text-field``) or `namuwiki` says so (``--format namuwiki``)."""
+    table = _open(path)
     names = table.schema_arrow.names
+    if namuwiki or (opts.text_field is None and NAMUWIKI_COLUMNS <= {*names}):
+        yield from _articles(table, names, path, opts)
+        return
     text_col = _text_column(names, opts, path)
     if opts.id_field is not None and opts.id_field not in names:
         raise InputError(path, None, f"missing field: no column {opts.id_field!r}")
@@ -81,3 +97,28 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
             # the id, source and extra fields chosen as for a JSON Lines object
             fields = {k: _jsonable(v) for k, v in values.items()} | {text_col: text}
             yield to_record(fields, path, row, opts)
+
+
+def _articles(table, names: list[str], path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+    """The NamuWiki dump's articles as `corpus.readers.namuwiki` makes them (namespace 0, no
+    redirects, markup made prose), reading only the title, text and namespace columns: the
+    contributors (user names, IP addresses) are never read."""
+    columns = sorted(NAMUWIKI_COLUMNS - {"contributors"})
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise InputError(path, None, f"missing field: not a NamuWiki table (no {missing[0]!r})")
+    row = 0
+    for batch in table.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+        for values in batch.to_pylist():
+            row += 1
+            if opts.quarantine is not None:
+                opts.quarantine.lines += 1
+            try:
+                rec = article_record(values, path, row, opts)
+            except InputError as e:
+                handle(e, opts.on_error, opts.quarantine)
+                continue
+            if isinstance(rec, str):
+                opts.count(rec)
+                continue
+            yield rec
