@@ -122,6 +122,24 @@ def test_csv_and_tsv_by_column(tmp_path):
     assert [r.text for r in iter_records(t, column="text")] == ['"따옴표" 그대로']
 
 
+def test_without_column_the_usual_text_column_is_taken_or_the_header_listed(tmp_path):
+    t = tmp_path / "ratings.txt.tsv"  # NSMC's layout: id, document, label
+    t.write_text("id\tdocument\tlabel\n1\t재밌다\t1\n2\t별로\t0\n", encoding="utf-8")
+    recs = list(iter_records(t))
+    assert [r.text for r in recs] == ["재밌다", "별로"] and recs[0].extra == {
+        "id": "1",
+        "label": "1",
+    }
+    k = tmp_path / "aihub.csv"
+    k.write_text('번호,본문,분류\n1,"첫 문장, 쉼표",가\n', encoding="utf-8")
+    assert [r.text for r in iter_records(k)] == ["첫 문장, 쉼표"]
+    c = tmp_path / "qa.csv"
+    c.write_text("Q,A,label\n안녕,네,0\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"needs --column .*among \['Q', 'A', 'label'\]"):
+        list(iter_records(c))
+    assert [r.text for r in iter_records(c, column="A")] == ["네"]  # a named column still wins
+
+
 def test_tsv_wrong_columns(tmp_path):
     t = tmp_path / "x.tsv"
     t.write_text("text\tlabel\n좋다\t1\n나쁘다\n")

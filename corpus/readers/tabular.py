@@ -4,6 +4,9 @@ TSV is read with quoting off (tabs never appear inside a field); CSV uses the
 standard quoting rules, so a quoted field may span lines. The first row is a
 header when the column is given by name; a row with the wrong number of
 columns is bad input. Ids are ``<file key>:<line of the row's start>``.
+Without ``--column``, the header's first usual text column (`TEXT_COLUMNS`: NSMC's
+``document``, the hate-speech set's ``comments``, AI Hub's ``본문``/``내용``/``문장``) is the
+text, as the JSON readers choose theirs; a header without one is an error listing it.
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ import csv
 from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
+from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS
 from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
+
+#: Header names taken as the text column when ``--column`` is not given, in this order.
+TEXT_COLUMNS = (*DEFAULT_TEXT_FIELDS, "comments", "본문", "내용", "문장", "텍스트")
 
 
 def _rows(path: str, opts: ReadOptions, delimiter: str) -> Iterator[tuple[int, list[str]]]:
@@ -44,26 +51,33 @@ def _rows(path: str, opts: ReadOptions, delimiter: str) -> Iterator[tuple[int, l
         yield start, row
 
 
-def read(path: str, opts: ReadOptions, delimiter: str) -> Iterator[CorpusRecord]:
-    if opts.column is None:
+def _column_index(header: list[str], column: str | None, path: str, lineno: int) -> int:
+    """The text column's position in `header`: `column`'s, or the first of `TEXT_COLUMNS`."""
+    if column is not None:
+        if column not in header:
+            raise InputError(path, lineno, f"wrong columns: no column {column!r} in {header}")
+        return header.index(column)
+    name = next((c for c in TEXT_COLUMNS if c in header), None)
+    if name is None:
         raise InputError(
-            path, None, "CSV/TSV input needs --column (a header name or a 0-based index)"
-        )
+            path, None, f"CSV/TSV input needs --column (a header name or a 0-based index): no "
+            f"usual text column ({', '.join(TEXT_COLUMNS)}) among {header}",
+        )  # fmt: skip
+    return header.index(name)
+
+
+def read(path: str, opts: ReadOptions, delimiter: str) -> Iterator[CorpusRecord]:
     rows = _rows(path, opts, delimiter)
     header: list[str] | None = None
     index: int
-    if isinstance(opts.column, int) or str(opts.column).isdigit():
+    if opts.column is not None and (isinstance(opts.column, int) or str(opts.column).isdigit()):
         index = int(opts.column)
     else:
         first = next(rows, None)
         if first is None:
             return
         header = first[1]
-        if opts.column not in header:
-            raise InputError(
-                path, first[0], f"wrong columns: no column {opts.column!r} in {header}"
-            )
-        index = header.index(opts.column)
+        index = _column_index(header, opts.column, path, first[0])
     width = len(header) if header is not None else None
     key = file_key(path)
     for lineno, row in rows:
