@@ -107,10 +107,14 @@ class Quarantine:
     #: Lines read (good and bad) by `iter_stream_lines` through this quarantine.
     lines: int = 0
     _fh: io.TextIOBase | None = field(default=None, init=False, repr=False)
+    #: The first error of each kind, where (file and line) and why: what the rate's error
+    #: quotes so that it says what to change (reasons never hold the line's text).
+    _first: dict[str, InputError] = field(default_factory=dict, init=False, repr=False)
 
     def add(self, error: InputError, raw: bytes | None = None) -> None:
         kind = error.reason.split(":", 1)[0]
         self.counts[kind] += 1
+        self._first.setdefault(kind, error)
         self._write(error, raw)
         if self.max_rate is not None and self.lines >= MIN_LINES_FOR_RATE:
             self.check_rate(error.path, error.line)
@@ -127,8 +131,14 @@ class Quarantine:
                 f"quarantine rate {rate:.1%} ({self.total} bad of {self.lines} lines) is above "
                 f"--max-quarantine-rate {self.max_rate:g}: the input looks like garbage "
                 f"(wrong --format or --encoding? a binary file?); bad lines by reason: "
-                f"{dict(self.counts)}",
+                f"{dict(self.counts)}{self._first_of_most()}",
             )
+
+    def _first_of_most(self) -> str:
+        """``; the first: <error>`` for the commonest reason, or nothing."""
+        kind = max(self.counts, key=lambda k: (self.counts[k], k), default=None)
+        first = self._first.get(kind) if kind is not None else None
+        return f"; the first: {first}" if first is not None else ""
 
     def _write(self, error: InputError, raw: bytes | None) -> None:
         if self.path is None:

@@ -238,5 +238,7 @@ def test_small_file_with_a_few_bad_lines_is_not_garbage(tmp_path):
     q.check_rate(str(p))  # 1 of 3: fine
     q2 = Quarantine(max_rate=0.2)
     list(iter_lines(p, on_error="skip", quarantine=q2))
-    with pytest.raises(InputError, match="quarantine rate 33.3%"):
+    with pytest.raises(InputError, match="quarantine rate 33.3%") as e:
         q2.check_rate(str(p))
+    # it quotes the first bad line's error (where and why, never its text), to say what to change
+    assert str(e.value).endswith(f"; the first: {p}:2: invalid UTF-8: byte 0 of the line")
