@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from corpus.readers import (
+    conllu,
     json_array,
     jsonl,
     modu,
@@ -63,6 +64,7 @@ READERS = {
     "namuwiki": namuwiki.read,
     "parquet": parquet.read,
     "petitions": petitions.read,
+    "conllu": conllu.read,
     "csv": partial(tabular.read, delimiter=","),
     "tsv": partial(tabular.read, delimiter="\t"),
 }
@@ -124,6 +126,8 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     ext = os.path.splitext(name)[1].lower()
     if ext in (".csv", ".tsv"):
         return ext[1:]
+    if ext == ".conllu":
+        return "conllu"
     with open(path, "rb") as fh:
         if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
             return "parquet"
@@ -136,6 +140,8 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
             break
     if first.startswith("<doc "):
         return "wikiextractor"
+    if conllu.FIRST_LINE.match(first):
+        return "conllu"
     if first.startswith("[") and ext == ".json":
         return "namuwiki" if _head_has(path, rb'"namespace"', rb'"contributors"') else "json"
     if first.startswith("{"):
