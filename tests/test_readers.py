@@ -123,8 +123,9 @@ def test_csv_and_tsv_by_column(tmp_path):
 
 
 def test_without_column_the_usual_text_column_is_taken_or_the_header_listed(tmp_path):
-    t = tmp_path / "ratings.txt.tsv"  # NSMC's layout: id, document, label
+    t = tmp_path / "ratings_train.txt"  # NSMC's file: a TSV of id, document, label
     t.write_text("id\tdocument\tlabel\n1\t재밌다\t1\n2\t별로\t0\n", encoding="utf-8")
+    assert detect_format(t) == "tsv"  # by its header, whatever the suffix
     recs = list(iter_records(t))
     assert [r.text for r in recs] == ["재밌다", "별로"] and recs[0].extra == {
         "id": "1",
@@ -138,6 +139,11 @@ def test_without_column_the_usual_text_column_is_taken_or_the_header_listed(tmp_
     with pytest.raises(InputError, match=r"needs --column .*among \['Q', 'A', 'label'\]"):
         list(iter_records(c))
     assert [r.text for r in iter_records(c, column="A")] == ["네"]  # a named column still wins
+    prose = tmp_path / "prose.txt"  # tabs in text, no header of a text column: still text
+    prose.write_text("제목\t본문 아님\n둘째\t줄\n", encoding="utf-8")
+    notes = tmp_path / "notes.txt"  # a header-like first line, a second of other width
+    notes.write_text("text\tlabel\n그냥 문장이다\n", encoding="utf-8")
+    assert detect_format(prose) == "text" and detect_format(notes) == "text"
 
 
 def test_tsv_wrong_columns(tmp_path):

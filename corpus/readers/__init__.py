@@ -119,8 +119,16 @@ def _one_long_line(path: str) -> str | None:
     return "modu" if body.startswith(b"{") and _is_modu(path) else None
 
 
+def _tsv_header(head: list[str]) -> bool:
+    """Whether two lines are a TSV header naming a usual text column and a row of as many
+    fields (NSMC's ``ratings_train.txt``: ``id<TAB>document<TAB>label``), whatever the suffix."""
+    if len(head) < 2 or "\t" not in head[0] or head[1].count("\t") != head[0].count("\t"):
+        return False
+    return any(f.strip() in tabular.TEXT_COLUMNS for f in head[0].split("\t"))
+
+
 def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
-    """Guesses a file's format from its name, then from its first non-blank line."""
+    """Guesses a file's format from its name, then from its first non-blank lines."""
     path = os.fspath(path)
     name = _bare_name(path)
     ext = os.path.splitext(name)[1].lower()
@@ -133,11 +141,13 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
             return "parquet"
     if ext == ".json" and (long_line := _one_long_line(path)) is not None:
         return long_line
-    first = ""
+    head: list[str] = []  # the first two non-blank lines
     for _, line in iter_lines(path, on_error="skip", encoding=encoding):
         if line.strip():
-            first = line.strip()
-            break
+            head.append(line)
+            if len(head) == 2:
+                break
+    first = head[0].strip() if head else ""
     if first.startswith("<doc "):
         return "wikiextractor"
     if conllu.FIRST_LINE.match(first):
@@ -161,6 +171,8 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
             return "jsonl"
     if ext == ".json" and not first and _is_modu(path):  # one line longer than a line may be
         return "modu"
+    if _tsv_header(head):
+        return "tsv"
     if ext == ".jsonl":
         return "jsonl"
     return "text"

@@ -7,6 +7,8 @@ columns is bad input. Ids are ``<file key>:<line of the row's start>``.
 Without ``--column``, the header's first usual text column (`TEXT_COLUMNS`: NSMC's
 ``document``, the hate-speech set's ``comments``, AI Hub's ``본문``/``내용``/``문장``) is the
 text, as the JSON readers choose theirs; a header without one is an error listing it.
+``--format auto`` also takes a file of another suffix for TSV when its first line is such a
+header and its second has as many tabs (NSMC's ``ratings_train.txt``).
 """
 
 from __future__ import annotations
