@@ -263,3 +263,24 @@ def test_stage_folder_gives_only_its_kept_shards(tmp_path):
     (stage / "manifest.json").write_text("{}")
     got = expand_inputs([stage])
     assert [p.rsplit("/", 1)[1] for p in got] == ["shard-00000.jsonl.gz", "shard-00001.jsonl.gz"]
+
+
+def test_a_wikipedia_xml_dump_says_to_extract_it_first(tmp_path):
+    """kowiki-latest-pages-articles.xml.bz2 as given: read as text, every line of XML and
+    wikitext would have been a record; it is one error saying what to run instead."""
+    import bz2
+
+    xml = (
+        '<?xml version="1.0"?>\n<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/">\n'
+        "<page><title>지미 카터</title><ns>0</ns><revision><text>'''카터'''는 [[미국]]의 "
+        "대통령이다.</text></revision></page>\n</mediawiki>\n"
+    )
+    for name, data in (("a.xml", xml.encode()), ("kowiki.xml.bz2", bz2.compress(xml.encode()))):
+        p = tmp_path / name
+        p.write_bytes(data)
+        assert detect_format(p) == "mediawiki-xml"
+        with pytest.raises(InputError, match="MediaWiki XML dump, not its text: .*wikiextractor"):
+            list(iter_records(p, on_error="skip"))
+    other = tmp_path / "other.xml"
+    other.write_text('<?xml version="1.0"?>\n<rss><item>뉴스</item></rss>\n', encoding="utf-8")
+    assert detect_format(other) == "text"

@@ -69,6 +69,9 @@ READERS = {
     "tsv": partial(tabular.read, delimiter="\t"),
 }
 FORMATS = ("auto", *READERS)
+#: What `detect_format` calls a Wikipedia XML dump (``*-pages-articles.xml.bz2``): no reader
+#: (its wikitext needs WikiExtractor's templates and tables), an error that says so.
+MEDIAWIKI_DUMP = "mediawiki-xml"
 
 _SKIP_NAMES = {"README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "SHA256SUMS", "manifest.json"}
 
@@ -150,6 +153,10 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     first = head[0].strip() if head else ""
     if first.startswith("<doc "):
         return "wikiextractor"
+    if first.startswith("<mediawiki") or (
+        first.startswith("<?xml") and _head_has(path, rb"<mediawiki[\s>]")
+    ):
+        return MEDIAWIKI_DUMP
     if conllu.FIRST_LINE.match(first):
         return "conllu"
     if first.startswith("[") and ext == ".json":
@@ -277,6 +284,11 @@ def iter_records(
     opts.json_items = json_items if json_items is not None else opts.json_items
     if fmt == "auto":
         fmt = detect_format(path, opts.encoding)
+    if fmt == MEDIAWIKI_DUMP:
+        raise InputError(
+            path, None, "a MediaWiki XML dump, not its text: extract the articles first with "
+            "WikiExtractor (pip install wikiextractor; wikiextractor DUMP -o DIR) and give DIR",
+        )  # fmt: skip
     yield from READERS[fmt](path, opts)
 
 
