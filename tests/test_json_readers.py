@@ -195,6 +195,11 @@ def test_broken_json_keeps_the_documents_before_it(tmp_path):
     recs = list(iter_records(p, on_error="skip", quarantine=q))
     assert [r.id.rsplit(":", 1)[1] for r in recs] == ["NIRW1900000001.1"]
     assert dict(q.counts) == {"malformed JSON after document 2": 1}
+    # broken inside the first document: one error, not a second try as a one-document file
+    p.write_bytes(data[: data.index(b'"NIRW1900000001.1.2"')])
+    q = Quarantine()
+    assert list(iter_records(p, fmt="modu", on_error="skip", quarantine=q)) == []
+    assert sum(q.counts.values()) == 1 and list(q.counts)[0].startswith("malformed JSON")
 
 
 def test_a_json_file_without_documents_is_no_modu_file(tmp_path):

@@ -92,12 +92,14 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
     )
 
 
-def _single_document(path: str) -> str | None:
-    """Where a file without a document list holds its one document: ``"document"`` as an
-    object (the parliament records), the file itself (files of one document with their
-    units at the top); None when neither."""
+def _layout(path: str) -> str | None:
+    """How a file holds its documents, from its first 64 KiB: ``"list"`` (a ``"document"``
+    list), ``"document"`` (one document as the ``"document"`` object: the parliament
+    records), ``""`` (one document at the file's top, its units there); None for none."""
     with open_binary(path) as fh:
         head = fh.read(1 << 16)
+    if re.search(rb'"document"\s*:\s*\[', head):
+        return "list"
     if re.search(rb'"document"\s*:\s*\{', head):
         return "document"
     return "" if re.search(rb'"(?:paragraph|utterance|sentence)"\s*:\s*\[', head) else None
@@ -105,9 +107,11 @@ def _single_document(path: str) -> str | None:
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
     n = yield from records_of_items(path, opts, document_record, "document.item", "document")
-    single = _single_document(path) if n == 0 else None
-    if single is not None:
-        n = yield from records_of_items(path, opts, document_record, single, "document")
-    if n == 0:
+    if n:
+        return
+    layout = _layout(path)
+    if layout in ("document", ""):
+        yield from records_of_items(path, opts, document_record, layout, "document")
+    elif layout is None:  # (a "list" was read above: empty, or broken and reported there)
         err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
         handle(err, opts.on_error, opts.quarantine)
