@@ -195,6 +195,27 @@ BINARY_MAGIC = (
 TAR_ARCHIVE = "tar archive"
 #: The first bytes of a Parquet file.
 PARQUET_MAGIC = b"PAR1"
+#: The first bytes of an Arrow IPC file, and of an Arrow IPC stream (what Hugging Face
+#: datasets keep in their cache and `save_to_disk` folders as ``*.arrow``; taken as one only
+#: with that suffix, the four bytes being common).
+ARROW_FILE_MAGIC = b"ARROW1"
+ARROW_STREAM_MAGIC = b"\xff\xff\xff\xff"
+
+
+def table_kind(path: str | os.PathLike) -> str | None:
+    """``"parquet"`` or ``"arrow"`` for a table file the readers read
+    (`corpus.readers.parquet`), by its first bytes; None for anything else."""
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    if head.startswith(ARROW_FILE_MAGIC) or (
+        head.startswith(ARROW_STREAM_MAGIC) and os.fspath(path).endswith(".arrow")
+    ):
+        return "arrow"
+    return None
+
+
 #: What to do with an archive of files (the stages read files of text, each plain or
 #: compressed, not archives of several): NIKL and AI Hub ship their corpora as ZIP files,
 #: NamuWiki its dump as a .7z.
@@ -221,12 +242,12 @@ def binary_kind(path: str | os.PathLike) -> str | None:
     with its byte-order mark): its bad lines are the readers' to report.
     """
     try:
+        if table_kind(path) is not None:
+            return None  # not text, but a table the readers read (`corpus.readers.parquet`)
         with open_binary(path) as fh:
             head = fh.read(_BINARY_HEAD)
     except (OSError, EOFError, ValueError):
         return None  # a broken archive: the readers report it with its line
-    if head.startswith(PARQUET_MAGIC):
-        return None  # not text, but a table the readers read (`corpus.readers.parquet`)
     for magic, name in BINARY_MAGIC:
         if head.startswith(magic):
             return name

@@ -195,6 +195,11 @@ def test_the_hugging_face_parquet_copy_reads_as_the_dump(tmp_path):
         assert got[0].id == "namuwiki/namuwiki_20210301.parquet:서울특별시"
         assert "user1" not in json.dumps([r.to_dict() for r in got], ensure_ascii=False)
         assert opts.skipped == {"redirect": 1, "other_namespace": 1, "empty_document": 1}
+    arrow = p.with_suffix(".arrow")  # the datasets cache's copy: the same articles
+    table = pa.Table.from_pylist(rows)
+    with pa.OSFile(str(arrow), "wb") as f, pa.ipc.new_stream(f, table.schema) as w:
+        w.write_table(table)
+    assert [(r.text, r.extra) for r in iter_records(arrow)] == want
     rows_as_they_are = list(iter_records(p, text_field="text"))
     assert len(rows_as_they_are) == 5 and rows_as_they_are[1].text.startswith("#redirect")
     pq.write_table(pa.table({"title": ["가"], "text": ["나"]}), p)

@@ -85,3 +85,33 @@ def test_prepare_reads_a_parquet_folder(tmp_path):
     prepare.main(["--input", str(src), "--output", str(out), "--workers", "1"])
     texts = [r["text"] for r in shard_records(out)]
     assert "0번째 문서의 본문이다." in texts and "둘째 문장." in texts
+
+
+def test_arrow_files_as_hugging_face_datasets_keep_them(tmp_path):
+    """``save_to_disk`` folders and the datasets cache hold Arrow IPC streams (``*.arrow``):
+    read as the same table in Parquet is, batch by batch; the folder's JSON descriptions are
+    not inputs; the IPC file format reads too; four 0xff bytes alone make no Arrow file."""
+    import pyarrow as pa
+
+    from corpus.readers import expand_inputs
+
+    table = _table()
+    folder = tmp_path / "hf" / "train"
+    folder.mkdir(parents=True)
+    stream = folder / "data-00000-of-00001.arrow"
+    with pa.OSFile(str(stream), "wb") as f, pa.ipc.new_stream(f, table.schema) as w:
+        w.write_table(table, max_chunksize=2)  # three batches
+    (folder / "dataset_info.json").write_text('{"features": {}}')
+    (folder / "state.json").write_text('{"_data_files": [{"filename": "data.arrow"}]}')
+    assert expand_inputs([folder]) == [str(stream)]
+    ipc_file = tmp_path / "hf" / "table.arrow"
+    with pa.OSFile(str(ipc_file), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+        w.write_table(table, max_chunksize=2)
+    pq.write_table(table, tmp_path / "hf" / "same.parquet")
+    want = [(r.text, r.extra) for r in iter_records(tmp_path / "hf" / "same.parquet")]
+    for p in (stream, ipc_file):
+        assert binary_kind(p) is None and detect_format(p) == "arrow"
+        assert [(r.text, r.extra) for r in iter_records(p)] == want and len(want) == 4
+    odd = tmp_path / "odd.bin"
+    odd.write_bytes(b"\xff\xff\xff\xff" + bytes(range(32)) * 10)
+    assert detect_format(odd) != "arrow" and binary_kind(odd) == "binary data"

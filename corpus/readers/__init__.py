@@ -46,12 +46,12 @@ from corpus.records import REQUIRED_FIELDS, CorpusRecord
 from corpus.textio import (
     COMPRESSED_SUFFIXES,
     ENCODINGS,
-    PARQUET_MAGIC,
     InputError,
     OnError,
     Quarantine,
     iter_lines,
     open_binary,
+    table_kind,
 )
 
 READERS = {
@@ -63,6 +63,7 @@ READERS = {
     "json": json_array.read,
     "namuwiki": namuwiki.read,
     "parquet": parquet.read,
+    "arrow": parquet.read,
     "petitions": petitions.read,
     "conllu": conllu.read,
     "csv": partial(tabular.read, delimiter=","),
@@ -73,7 +74,11 @@ FORMATS = ("auto", *READERS)
 #: (its wikitext needs WikiExtractor's templates and tables), an error that says so.
 MEDIAWIKI_DUMP = "mediawiki-xml"
 
-_SKIP_NAMES = {"README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "SHA256SUMS", "manifest.json"}
+_SKIP_NAMES = {
+    "README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "SHA256SUMS", "manifest.json",
+    # a Hugging Face `save_to_disk` folder's descriptions of its *.arrow files
+    "dataset_info.json", "state.json", "dataset_dict.json",
+}  # fmt: skip
 
 
 def _bare_name(path: str) -> str:
@@ -139,9 +144,8 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
         return ext[1:]
     if ext == ".conllu":
         return "conllu"
-    with open(path, "rb") as fh:
-        if fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
-            return "parquet"
+    if (table := table_kind(path)) is not None:
+        return table
     if ext == ".json" and (long_line := _one_long_line(path)) is not None:
         return long_line
     head: list[str] = []  # the first two non-blank lines
@@ -196,7 +200,8 @@ def expand_inputs(paths: Iterable[str | os.PathLike], exclude: Iterable[str] = (
     """Files named by `paths` (files, folders searched recursively, globs), sorted.
 
     Folder walks skip hidden files and the README/LICENSE/checksum files that
-    data folders carry. A finished stage folder (one with ``manifest.json``:
+    data folders carry (and the JSON descriptions beside a Hugging Face dataset's
+    ``*.arrow`` files). A finished stage folder (one with ``manifest.json``:
     records/, decontaminated/, clean/) contributes only its top-level record
     shards, never ``removed/``, ``quarantine/`` or ``stats.json``; an
     unfinished one is an error, so no stage reads half a corpus. Sorting makes

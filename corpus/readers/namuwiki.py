@@ -7,7 +7,7 @@ records, redirects are not; the rest are counted in the stage's ``reader_skipped
 made prose by `corpus.namumark`; the title is kept as an extra field, the contributors
 (user names and IP addresses) are not. Ids are ``<file key>:<title>`` (titles are unique
 among articles). Errors name the article's position in the array, as for `json_array`.
-The Hugging Face copies of the dump (Parquet, the same columns) are read the same way
+The Hugging Face copies of the dump (Parquet or Arrow, the same columns) are read the same way
 (`corpus.readers.parquet`).
 """
 
@@ -19,7 +19,7 @@ from corpus.namumark import is_redirect, namumark_text
 from corpus.readers.base import ReadOptions, file_key
 from corpus.readers.json_array import records_of_items
 from corpus.records import CorpusRecord
-from corpus.textio import PARQUET_MAGIC, InputError
+from corpus.textio import InputError, table_kind
 
 
 def article_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusRecord | str:
@@ -46,9 +46,7 @@ def article_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusR
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    with open(path, "rb") as fh:
-        table = fh.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
-    if table:  # a Hugging Face copy of the dump
+    if table_kind(path) is not None:  # a Hugging Face copy of the dump
         from corpus.readers import parquet
 
         yield from parquet.read(path, opts, namuwiki=True)

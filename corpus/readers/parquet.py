@@ -1,5 +1,6 @@
-"""Parquet tables (how Hugging Face datasets ship Korean corpora: NamuWiki, news, web crawls):
-a record per row, read a row group's batch at a time.
+"""Parquet tables (how Hugging Face datasets ship Korean corpora: NamuWiki, news, web crawls)
+and Arrow IPC files (``*.arrow``: what `datasets` keeps in its cache and `save_to_disk`
+folders): a record per row, read a batch at a time.
 
 The text is ``--text-field`` or the first of the usual text columns (as for JSON Lines:
 `corpus.readers.jsonl.DEFAULT_TEXT_FIELDS`); the id ``--id-field``'s value, else an ``id``
@@ -24,7 +25,7 @@ from corpus.readers.base import ReadOptions
 from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS, document_text, to_record
 from corpus.readers.namuwiki import article_record
 from corpus.records import CorpusRecord
-from corpus.textio import InputError, handle
+from corpus.textio import ARROW_FILE_MAGIC, InputError, handle, table_kind
 
 #: Rows per batch read (bounded memory whatever the file's size).
 BATCH_ROWS = 1024
@@ -57,49 +58,81 @@ def _text_column(names: list[str], opts: ReadOptions, path: str) -> str:
     raise InputError(path, None, f"missing field: no text column among {sorted(names)}")
 
 
-def _open(path: str):
-    import pyarrow.parquet as pq
+class _Table:
+    """A Parquet file, or an Arrow IPC file or stream, as column names and batches of rows."""
 
-    try:
-        return pq.ParquetFile(path)
-    except Exception as e:  # pyarrow's ArrowInvalid and OSError for a broken file
-        raise InputError(path, None, f"not a readable Parquet file: {e}") from e
+    def __init__(self, path: str):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.kind = table_kind(path)
+        try:
+            if self.kind == "parquet":
+                self._parquet = pq.ParquetFile(path)
+                self.names = self._parquet.schema_arrow.names
+            else:
+                with open(path, "rb") as fh:
+                    file_format = fh.read(len(ARROW_FILE_MAGIC)) == ARROW_FILE_MAGIC
+                self._open_arrow = pa.ipc.open_file if file_format else pa.ipc.open_stream
+                with pa.OSFile(path) as f:
+                    self.names = self._open_arrow(f).schema.names
+        except Exception as e:  # pyarrow's ArrowInvalid and OSError for a broken file
+            what = "Parquet" if self.kind == "parquet" else "Arrow"
+            raise InputError(path, None, f"not a readable {what} file: {e}") from e
+
+    def rows(self, columns: list[str] | None = None) -> Iterator[dict]:
+        """Each row as a dict of `columns` (all by default), a batch in memory at a time."""
+        import pyarrow as pa
+
+        if self.kind == "parquet":
+            for batch in self._parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns):
+                yield from batch.to_pylist()
+            return
+        with pa.OSFile(self.path) as f:
+            reader = self._open_arrow(f)
+            batches = (
+                (reader.get_batch(i) for i in range(reader.num_record_batches))
+                if isinstance(reader, pa.ipc.RecordBatchFileReader)
+                else reader
+            )
+            for batch in batches:
+                yield from (batch.select(columns) if columns else batch).to_pylist()
 
 
 def read(path: str, opts: ReadOptions, namuwiki: bool = False) -> Iterator[CorpusRecord]:
     """The records of a table: its rows, or its articles when it is the NamuWiki dump (its
     columns, no ``--text-field``) or `namuwiki` says so (``--format namuwiki``)."""
-    table = _open(path)
-    names = table.schema_arrow.names
+    table = _Table(path)
+    names = table.names
     if namuwiki or (opts.text_field is None and NAMUWIKI_COLUMNS <= {*names}):
         yield from _articles(table, names, path, opts)
         return
     text_col = _text_column(names, opts, path)
     if opts.id_field is not None and opts.id_field not in names:
         raise InputError(path, None, f"missing field: no column {opts.id_field!r}")
-    row = 0
-    for batch in table.iter_batches(batch_size=BATCH_ROWS):
-        for values in batch.to_pylist():
-            row += 1
-            if opts.quarantine is not None:
-                opts.quarantine.lines += 1
-            text = document_text(values.get(text_col))
-            if text is None:
-                err = InputError(
-                    path, None, f"wrong type: row {row}: {text_col!r} is not text (a string "
-                    "or a list of strings)",
-                )  # fmt: skip
-                handle(err, opts.on_error, opts.quarantine)
-                continue
-            if not text.strip():
-                opts.count("empty_document")
-                continue
-            # the id, source and extra fields chosen as for a JSON Lines object
-            fields = {k: _jsonable(v) for k, v in values.items()} | {text_col: text}
-            yield to_record(fields, path, row, opts)
+    for row, values in enumerate(table.rows(), 1):
+        if opts.quarantine is not None:
+            opts.quarantine.lines += 1
+        text = document_text(values.get(text_col))
+        if text is None:
+            err = InputError(
+                path, None, f"wrong type: row {row}: {text_col!r} is not text (a string "
+                "or a list of strings)",
+            )  # fmt: skip
+            handle(err, opts.on_error, opts.quarantine)
+            continue
+        if not text.strip():
+            opts.count("empty_document")
+            continue
+        # the id, source and extra fields chosen as for a JSON Lines object
+        fields = {k: _jsonable(v) for k, v in values.items()} | {text_col: text}
+        yield to_record(fields, path, row, opts)
 
 
-def _articles(table, names: list[str], path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
+def _articles(
+    table: _Table, names: list[str], path: str, opts: ReadOptions
+) -> Iterator[CorpusRecord]:
     """The NamuWiki dump's articles as `corpus.readers.namuwiki` makes them (namespace 0, no
     redirects, markup made prose), reading only the title, text and namespace columns: the
     contributors (user names, IP addresses) are never read."""
@@ -107,18 +140,15 @@ def _articles(table, names: list[str], path: str, opts: ReadOptions) -> Iterator
     missing = [c for c in columns if c not in names]
     if missing:
         raise InputError(path, None, f"missing field: not a NamuWiki table (no {missing[0]!r})")
-    row = 0
-    for batch in table.iter_batches(batch_size=BATCH_ROWS, columns=columns):
-        for values in batch.to_pylist():
-            row += 1
-            if opts.quarantine is not None:
-                opts.quarantine.lines += 1
-            try:
-                rec = article_record(values, path, row, opts)
-            except InputError as e:
-                handle(e, opts.on_error, opts.quarantine)
-                continue
-            if isinstance(rec, str):
-                opts.count(rec)
-                continue
-            yield rec
+    for row, values in enumerate(table.rows(columns), 1):
+        if opts.quarantine is not None:
+            opts.quarantine.lines += 1
+        try:
+            rec = article_record(values, path, row, opts)
+        except InputError as e:
+            handle(e, opts.on_error, opts.quarantine)
+            continue
+        if isinstance(rec, str):
+            opts.count(rec)
+            continue
+        yield rec
