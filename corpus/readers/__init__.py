@@ -302,7 +302,12 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("input format")
     g.add_argument("--format", choices=FORMATS, default="auto", help="input format")
     g.add_argument("--text-field", default=None, help="JSON Lines field holding the text")
-    g.add_argument("--column", default=None, help="CSV/TSV column (header name or 0-based index)")
+    g.add_argument(
+        "--column",
+        default=None,
+        help="CSV/TSV column (header name or 0-based index; default: the header's first usual "
+        "text column, such as document, comments or 본문)",
+    )
     g.add_argument(
         "--encoding",
         choices=ENCODINGS,
