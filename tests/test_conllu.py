@@ -94,3 +94,10 @@ def test_prepare_reads_a_treebank_into_sentences(tmp_path):
     recs = shard_records(out)
     assert [r["text"] for r in recs] == ["나는 밥을 먹었다.", "나는 웃었다!", "다른 문서다."]
     assert [r["doc_id"] for r in recs][-1] == "doc-b"
+
+
+def test_an_empty_text_comment_falls_back_to_the_words(tmp_path):
+    p = _write(
+        tmp_path, "# sent_id = e1\n# text =\n1\t좋다\t좋+다\tADJ\tVA+EF\t_\t0\troot\t_\t_\n\n"
+    )
+    assert [r.text for r in iter_records(p)] == ["좋다"]

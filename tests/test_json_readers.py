@@ -200,6 +200,13 @@ def test_broken_json_keeps_the_documents_before_it(tmp_path):
     q = Quarantine()
     assert list(iter_records(p, fmt="modu", on_error="skip", quarantine=q)) == []
     assert sum(q.counts.values()) == 1 and list(q.counts)[0].startswith("malformed JSON")
+    for cut in (b'"utterance": [{"form": "bro', b'"metadata": {"ti'):  # one document; early
+        one = tmp_path / "one" / f"{len(cut)}.json"
+        one.parent.mkdir(exist_ok=True)
+        one.write_bytes(b'{"id": "SBRW1900000001", ' + cut)
+        q = Quarantine()
+        assert list(iter_records(one, fmt="modu", on_error="skip", quarantine=q)) == []
+        assert sum(q.counts.values()) == 1 and list(q.counts)[0].startswith("malformed JSON")
 
 
 def test_a_json_file_without_documents_is_no_modu_file(tmp_path):

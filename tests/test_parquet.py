@@ -104,6 +104,9 @@ def test_arrow_files_as_hugging_face_datasets_keep_them(tmp_path):
     (folder / "dataset_info.json").write_text('{"features": {}}')
     (folder / "state.json").write_text('{"_data_files": [{"filename": "data.arrow"}]}')
     assert expand_inputs([folder]) == [str(stream)]
+    (tmp_path / "mine").mkdir()  # the same names away from *.arrow files: inputs as any
+    (tmp_path / "mine" / "state.json").write_text('{"text": "내 문서"}')
+    assert expand_inputs([tmp_path / "mine"]) == [str(tmp_path / "mine" / "state.json")]
     ipc_file = tmp_path / "hf" / "table.arrow"
     with pa.OSFile(str(ipc_file), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
         w.write_table(table, max_chunksize=2)
@@ -115,3 +118,19 @@ def test_arrow_files_as_hugging_face_datasets_keep_them(tmp_path):
     odd = tmp_path / "odd.bin"
     odd.write_bytes(b"\xff\xff\xff\xff" + bytes(range(32)) * 10)
     assert detect_format(odd) != "arrow" and binary_kind(odd) == "binary data"
+
+
+def test_a_truncated_arrow_stream_is_named_and_its_rows_before_kept(tmp_path):
+    import pyarrow as pa
+
+    table = pa.table({"text": [f"{i}번째 문장이다." for i in range(3000)]})
+    p = tmp_path / "cut" / "data.arrow"
+    p.parent.mkdir()
+    with pa.OSFile(str(p), "wb") as f, pa.ipc.new_stream(f, table.schema) as w:
+        w.write_table(table, max_chunksize=1000)
+    p.write_bytes(p.read_bytes()[: p.stat().st_size * 2 // 3])
+    with pytest.raises(InputError, match=r"data\.arrow: malformed table after row 2000: "):
+        list(iter_records(p))
+    q = Quarantine()
+    assert len(list(iter_records(p, on_error="skip", quarantine=q))) == 2000
+    assert list(q.counts) == ["malformed table after row 2000"]

@@ -136,7 +136,7 @@ def test_without_column_the_usual_text_column_is_taken_or_the_header_listed(tmp_
     assert [r.text for r in iter_records(k)] == ["첫 문장, 쉼표"]
     c = tmp_path / "qa.csv"
     c.write_text("Q,A,label\n안녕,네,0\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"needs --column .*among \['Q', 'A', 'label'\]"):
+    with pytest.raises(InputError, match=r"needs --column .*first line's 3 fields name no usual"):
         list(iter_records(c))
     assert [r.text for r in iter_records(c, column="A")] == ["네"]  # a named column still wins
     prose = tmp_path / "prose.txt"  # tabs in text, no header of a text column: still text
@@ -151,7 +151,7 @@ def test_tsv_wrong_columns(tmp_path):
     t.write_text("text\tlabel\n좋다\t1\n나쁘다\n")
     with pytest.raises(InputError, match=r"x.tsv:3: wrong columns"):
         list(iter_records(t, column="text"))
-    with pytest.raises(InputError, match="no column 'body'"):
+    with pytest.raises(InputError, match="no column 'body' in the first line's 2 fields"):
         list(iter_records(t, column="body"))
     q = Quarantine()
     assert len(list(iter_records(t, column="text", on_error="skip", quarantine=q))) == 1
@@ -284,3 +284,30 @@ def test_a_wikipedia_xml_dump_says_to_extract_it_first(tmp_path):
     other = tmp_path / "other.xml"
     other.write_text('<?xml version="1.0"?>\n<rss><item>뉴스</item></rss>\n', encoding="utf-8")
     assert detect_format(other) == "text"
+
+
+def test_detection_edges_found_in_review(tmp_path):
+    """JSON Lines whose lines carry a NIKL-like id and a list stay JSON Lines; a header name
+    with spaces around it is found by detection and reader alike; an error about a
+    headerless CSV never quotes its first row; a comment line that only looks like CoNLL-U
+    is text; a non-table given as --format parquet says Parquet."""
+    g = tmp_path / "g.jsonl"
+    line = '{"id": "DOCS2021000001", "paragraph": ["p1", "p2"], "text": "진짜 본문"}\n'
+    g.write_text(line * 2, encoding="utf-8")
+    assert detect_format(g) == "jsonl" and [r.text for r in iter_records(g)] == ["진짜 본문"] * 2
+    sp = tmp_path / "sp.txt"
+    sp.write_text("id\tdocument \tlabel\n1\t좋다\t1\n", encoding="utf-8")
+    assert detect_format(sp) == "tsv" and [r.text for r in iter_records(sp)] == ["좋다"]
+    c = tmp_path / "comments.csv"
+    c.write_text("저는 홍길동이고 번호는 010-1234-5678 입니다,1\n둘째,0\n", encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        list(iter_records(c))
+    assert "홍길동" not in str(e.value) and "first line's 2 fields" in str(e.value)
+    with pytest.raises(InputError) as e:
+        list(iter_records(c, column="text"))
+    assert "홍길동" not in str(e.value)
+    note = tmp_path / "note.txt"
+    note.write_text("# sent_id is a field of the form\n다음 줄\n", encoding="utf-8")
+    assert detect_format(note) == "text"
+    with pytest.raises(InputError, match="not a readable Parquet file"):
+        list(iter_records(note, fmt="parquet"))

@@ -74,11 +74,10 @@ FORMATS = ("auto", *READERS)
 #: (its wikitext needs WikiExtractor's templates and tables), an error that says so.
 MEDIAWIKI_DUMP = "mediawiki-xml"
 
-_SKIP_NAMES = {
-    "README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "SHA256SUMS", "manifest.json",
-    # a Hugging Face `save_to_disk` folder's descriptions of its *.arrow files
-    "dataset_info.json", "state.json", "dataset_dict.json",
-}  # fmt: skip
+_SKIP_NAMES = {"README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "SHA256SUMS", "manifest.json"}
+#: A Hugging Face `save_to_disk` folder's descriptions of its ``*.arrow`` files: skipped in a
+#: folder that holds such files, read like any other file elsewhere.
+_ARROW_SIDECARS = {"dataset_info.json", "state.json", "dataset_dict.json"}
 
 
 def _bare_name(path: str) -> str:
@@ -173,7 +172,7 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
                 return "modu"
             return "jsonl" if ext in (".jsonl", ".json") else "text"
         if isinstance(obj, dict):
-            if _modu_object(obj):  # a MODU file on one line
+            if ext == ".json" and len(head) == 1 and _modu_object(obj):  # a MODU file on one line
                 return "modu"
             if "petition_idx" in obj and "content" in obj:
                 return "petitions"
@@ -182,7 +181,7 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
             return "jsonl"
     if ext == ".json" and not first and _is_modu(path):  # one line longer than a line may be
         return "modu"
-    if _tsv_header(head):
+    if ext not in (".json", ".jsonl") and _tsv_header(head):
         return "tsv"
     if ext == ".jsonl":
         return "jsonl"
@@ -200,9 +199,9 @@ def expand_inputs(paths: Iterable[str | os.PathLike], exclude: Iterable[str] = (
     """Files named by `paths` (files, folders searched recursively, globs), sorted.
 
     Folder walks skip hidden files and the README/LICENSE/checksum files that
-    data folders carry (and the JSON descriptions beside a Hugging Face dataset's
-    ``*.arrow`` files). A finished stage folder (one with ``manifest.json``:
-    records/, decontaminated/, clean/) contributes only its top-level record
+    data folders carry (and, in a folder of ``*.arrow`` files, the JSON descriptions a
+    Hugging Face ``save_to_disk`` writes beside them). A finished stage folder (one
+    with ``manifest.json``: records/, decontaminated/, clean/) contributes only its top-level record
     shards, never ``removed/``, ``quarantine/`` or ``stats.json``; an
     unfinished one is an error, so no stage reads half a corpus. Sorting makes
     shard order, and thus output, deterministic. A path that matches nothing is
@@ -222,8 +221,11 @@ def expand_inputs(paths: Iterable[str | os.PathLike], exclude: Iterable[str] = (
             elif os.path.isdir(m):
                 for root, dirs, files in os.walk(m):
                     dirs[:] = [d for d in dirs if not d.startswith(".")]
+                    arrow = any(f.endswith(".arrow") for f in files)
                     for f in files:
                         if f.startswith(".") or f in _SKIP_NAMES or f.endswith(".tmp"):
+                            continue
+                        if arrow and f in _ARROW_SIDECARS:
                             continue
                         out.add(os.path.join(root, f))
             elif os.path.isfile(m):

@@ -4,7 +4,7 @@ per sentence.
 Read as plain text, a treebank would give every token row (``1<TAB>제일<TAB>제일<TAB>ADV...``)
 and every comment as a "sentence" of the corpus. Here each sentence block (its comment
 lines, its token rows, a blank line) is one record whose text is the ``# text = ...``
-comment, or, for a block without one, its words joined as the MISC column's
+comment, or, for a block without one (or with an empty one), its words joined as the MISC column's
 ``SpaceAfter=No`` says (a multiword token ``1-2`` gives its surface form and its parts
 nothing; an empty node ``1.1`` nothing). The id is ``<file key>:<sent_id>`` (else
 ``<file key>:<line of the block's first line>``); a ``# newdoc id = X`` comment makes X the
@@ -25,7 +25,7 @@ from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
 
 #: A first line that only CoNLL-U files start with (for ``--format auto`` without the suffix).
-FIRST_LINE = re.compile(r"#\s*(?:sent_id|newdoc|newpar|global\.columns)\b")
+FIRST_LINE = re.compile(r"#\s*(?:sent_id|newdoc id)\s*=")
 #: Columns of a token row: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC.
 COLUMNS = 10
 
@@ -51,7 +51,7 @@ class _Block:
             self.words.append(form + space)
 
     def sentence(self) -> str:
-        return self.text if self.text is not None else "".join(self.words).strip()
+        return self.text if self.text else "".join(self.words).strip()
 
 
 def _row(line: str, path: str, lineno: int) -> list[str]:

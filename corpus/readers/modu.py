@@ -106,12 +106,11 @@ def _layout(path: str) -> str | None:
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    n = yield from records_of_items(path, opts, document_record, "document.item", "document")
-    if n:
-        return
-    layout = _layout(path)
-    if layout in ("document", ""):
-        yield from records_of_items(path, opts, document_record, layout, "document")
-    elif layout is None:  # (a "list" was read above: empty, or broken and reported there)
+    layout = _layout(path)  # decided first: a broken file is read, and reported, once
+    prefix = layout if layout in ("document", "") else "document.item"
+    bad = opts.quarantine.total if opts.quarantine is not None else 0
+    n = yield from records_of_items(path, opts, document_record, prefix, "document")
+    reported = opts.quarantine is not None and opts.quarantine.total > bad
+    if n == 0 and layout is None and not reported:  # (an empty "list" is an empty file)
         err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
         handle(err, opts.on_error, opts.quarantine)

@@ -68,7 +68,7 @@ class _Table:
         self.path = path
         self.kind = table_kind(path)
         try:
-            if self.kind == "parquet":
+            if self.kind != "arrow":  # (and a file of neither kind given as --format parquet)
                 self._parquet = pq.ParquetFile(path)
                 self.names = self._parquet.schema_arrow.names
             else:
@@ -78,26 +78,44 @@ class _Table:
                 with pa.OSFile(path) as f:
                     self.names = self._open_arrow(f).schema.names
         except Exception as e:  # pyarrow's ArrowInvalid and OSError for a broken file
-            what = "Parquet" if self.kind == "parquet" else "Arrow"
+            what = "Arrow" if self.kind == "arrow" else "Parquet"
             raise InputError(path, None, f"not a readable {what} file: {e}") from e
 
-    def rows(self, columns: list[str] | None = None) -> Iterator[dict]:
-        """Each row as a dict of `columns` (all by default), a batch in memory at a time."""
+    def _batches(self, columns: list[str] | None) -> Iterator:
         import pyarrow as pa
 
-        if self.kind == "parquet":
-            for batch in self._parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns):
-                yield from batch.to_pylist()
+        if self.kind != "arrow":
+            yield from self._parquet.iter_batches(batch_size=BATCH_ROWS, columns=columns)
             return
         with pa.OSFile(self.path) as f:
             reader = self._open_arrow(f)
             batches = (
-                (reader.get_batch(i) for i in range(reader.num_record_batches))
+                map(reader.get_batch, range(reader.num_record_batches))
                 if isinstance(reader, pa.ipc.RecordBatchFileReader)
                 else reader
             )
             for batch in batches:
-                yield from (batch.select(columns) if columns else batch).to_pylist()
+                yield batch.select(columns) if columns else batch
+
+    def rows(self, opts: ReadOptions, columns: list[str] | None = None) -> Iterator[dict]:
+        """Each row as a dict of `columns` (all by default), a batch in memory at a time. A
+        file that breaks off (truncated, corrupt) ends there: an `InputError` naming the
+        rows read, raised or quarantined as `opts` says."""
+        import pyarrow as pa
+
+        n = 0
+        try:
+            for batch in self._batches(columns):
+                rows = batch.to_pylist()
+                yield from rows
+                n += len(rows)
+        except (pa.ArrowInvalid, OSError) as e:
+            reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+            err = InputError(
+                self.path, None, f"malformed table after row {n}: {reason}; the rest of the "
+                f"file is unreadable ({n} rows read)",
+            )  # fmt: skip
+            handle(err, opts.on_error, opts.quarantine)
 
 
 def read(path: str, opts: ReadOptions, namuwiki: bool = False) -> Iterator[CorpusRecord]:
@@ -111,7 +129,7 @@ def read(path: str, opts: ReadOptions, namuwiki: bool = False) -> Iterator[Corpu
     text_col = _text_column(names, opts, path)
     if opts.id_field is not None and opts.id_field not in names:
         raise InputError(path, None, f"missing field: no column {opts.id_field!r}")
-    for row, values in enumerate(table.rows(), 1):
+    for row, values in enumerate(table.rows(opts), 1):
         if opts.quarantine is not None:
             opts.quarantine.lines += 1
         text = document_text(values.get(text_col))
@@ -140,7 +158,7 @@ def _articles(
     missing = [c for c in columns if c not in names]
     if missing:
         raise InputError(path, None, f"missing field: not a NamuWiki table (no {missing[0]!r})")
-    for row, values in enumerate(table.rows(columns), 1):
+    for row, values in enumerate(table.rows(opts, columns), 1):
         if opts.quarantine is not None:
             opts.quarantine.lines += 1
         try:

@@ -54,18 +54,25 @@ def _rows(path: str, opts: ReadOptions, delimiter: str) -> Iterator[tuple[int, l
 
 
 def _column_index(header: list[str], column: str | None, path: str, lineno: int) -> int:
-    """The text column's position in `header`: `column`'s, or the first of `TEXT_COLUMNS`."""
+    """The text column's position in `header`: `column`'s, or the first of `TEXT_COLUMNS`
+    (names compared without surrounding spaces). Errors give the header's width, never its
+    fields: a file without a header would put its first row's text in the message."""
+    names = [h.strip() for h in header]
     if column is not None:
-        if column not in header:
-            raise InputError(path, lineno, f"wrong columns: no column {column!r} in {header}")
-        return header.index(column)
-    name = next((c for c in TEXT_COLUMNS if c in header), None)
+        if column.strip() not in names:
+            raise InputError(
+                path, lineno, f"wrong columns: no column {column!r} in the first line's "
+                f"{len(header)} fields (is it a header?)",
+            )  # fmt: skip
+        return names.index(column.strip())
+    name = next((c for c in TEXT_COLUMNS if c in names), None)
     if name is None:
         raise InputError(
-            path, None, f"CSV/TSV input needs --column (a header name or a 0-based index): no "
-            f"usual text column ({', '.join(TEXT_COLUMNS)}) among {header}",
+            path, None, f"CSV/TSV input needs --column (a header name or a 0-based index): the "
+            f"first line's {len(header)} fields name no usual text column "
+            f"({', '.join(TEXT_COLUMNS)})",
         )  # fmt: skip
-    return header.index(name)
+    return names.index(name)
 
 
 def read(path: str, opts: ReadOptions, delimiter: str) -> Iterator[CorpusRecord]:
