@@ -54,7 +54,7 @@ from typing import Any
 
 from corpus import progress, sharding
 from corpus.cli import signals_at_safe_points, spawning_deaf_to_ctrl_c, start_worker
-from corpus.readers import ReadOptions, expand_inputs, iter_records
+from corpus.readers import ReadOptions, expand_inputs, iter_records, reader_versions
 from corpus.records import CorpusRecord
 from corpus.sharding import Shard
 from corpus.textio import UNPACK_HINT, InputError, Quarantine, binary_kind, handle
@@ -380,12 +380,12 @@ def screen_binary(files: list[str], on_error: str) -> tuple[list[str], list[dict
     return kept, skipped
 
 
-def _fingerprint(stage: str, config: dict, inputs: list[dict]) -> str:
-    blob = json.dumps(
-        {"stage": stage, "version": VERSION, "config": config, "inputs": inputs},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
+def _fingerprint(stage: str, config: dict, inputs: list[dict], readers: dict) -> str:
+    """The run's identity; `readers` (`corpus.readers.reader_versions`) only when not empty,
+    so that runs reading unchanged formats keep the fingerprints they had."""
+    run = {"stage": stage, "version": VERSION, "config": config, "inputs": inputs}
+    blob = json.dumps(run | ({"readers": readers} if readers else {}), sort_keys=True,
+                      ensure_ascii=False)  # fmt: skip
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -430,7 +430,8 @@ def run_stage(
         raise FileNotFoundError(f"{stage}: no input files in {inputs}")
     os.makedirs(output_dir, exist_ok=True)
     input_info = input_fingerprints(files, content=bool(config.get("hash_inputs")))
-    fingerprint = _fingerprint(stage, config, input_info)
+    readers = reader_versions(files, config.get("format", "auto"), config.get("encoding", "utf-8"))
+    fingerprint = _fingerprint(stage, config, input_info, readers)
     manifest_path = os.path.join(output_dir, "manifest.json")
     run_path = os.path.join(output_dir, RUN_FILE)
 
@@ -503,6 +504,7 @@ def run_stage(
         "fingerprint": fingerprint,
         "argv": list(sys.argv if argv is None else argv),
         "config": config,
+        **({"readers": readers} if readers else {}),
         "inputs": input_info,
         "shards": len(jobs),
         "input_lines": lines,

@@ -486,7 +486,7 @@ def build_examples(
     ``add_tokens``: a file of domain words to append to a WordPiece vocabulary first
     (`pretrain.vocab_extension`); the examples and their tokenizer copy use the extended one.
     """
-    from corpus.readers import expand_inputs
+    from corpus.readers import expand_inputs, reader_versions
     from corpus.textio import ENCODINGS
 
     if objective not in OBJECTIVES:
@@ -547,6 +547,8 @@ def build_examples(
         config["added_tokens"] = added
     if encoding != "utf-8":  # likewise: UTF-8 folders keep theirs
         config["encoding"] = encoding
+    if readers := reader_versions(files, fmt, encoding):  # likewise: unchanged readers
+        config["readers"] = readers
     # Inputs count by content and order, not by where they are mounted.
     hashed = dict(
         config, inputs=[{k: v for k, v in i.items() if k != "path"} for i in config["inputs"]]

@@ -311,3 +311,36 @@ def test_detection_edges_found_in_review(tmp_path):
     assert detect_format(note) == "text"
     with pytest.raises(InputError, match="not a readable Parquet file"):
         list(iter_records(note, fmt="parquet"))
+
+
+def test_changed_readers_enter_fingerprints_and_only_they(tmp_path):
+    """A folder made from a format whose reader changed (CoNLL-U, once read as text) is not
+    reused as up to date: the stage's fingerprint and manifest name the reader's version; a
+    run over unchanged formats keeps the fingerprint the old formula gave."""
+    import hashlib
+    import json
+
+    from corpus import executor, prepare
+    from corpus.readers import reader_versions
+
+    text = tmp_path / "in" / "a.txt"
+    text.parent.mkdir()
+    text.write_text("첫 문장이다.\n", encoding="utf-8")
+    tree = tmp_path / "ud" / "x.conllu"
+    tree.parent.mkdir()
+    tree.write_text("# sent_id = 1\n# text = 좋다.\n1\t좋다.\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    assert reader_versions([str(text)]) == {} and reader_versions([str(tree)]) == {"conllu": 1}
+    runs = {}
+    for name, src in (("t", text), ("c", tree)):
+        out = tmp_path / f"out-{name}"
+        prepare.main(["--input", str(src), "--output", str(out), "--workers", "1"])
+        runs[name] = json.loads((out / "manifest.json").read_text())
+    assert "readers" not in runs["t"] and runs["c"]["readers"] == {"conllu": 1}
+    m = runs["t"]
+    old = {"stage": m["stage"], "version": m["version"], "config": m["config"],
+           "inputs": m["inputs"]}  # fmt: skip
+    blob = json.dumps(old, sort_keys=True, ensure_ascii=False).encode()
+    assert m["fingerprint"] == hashlib.sha256(blob).hexdigest()
+    assert executor._fingerprint("s", {}, [], {"conllu": 1}) != executor._fingerprint(
+        "s", {}, [], {}
+    )

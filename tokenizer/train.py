@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from corpus.progress import AmountProgress
+from corpus.readers import reader_versions
 from corpus.textio import ENCODINGS
 from tokenizer.alphabet import (
     BASE_CHOICES,
@@ -286,6 +287,8 @@ def train_tokenizer(
     )
     if encoding != "utf-8":  # only then: UTF-8 runs keep the manifests they had
         config["encoding"] = encoding
+    if source.files and (readers := reader_versions(source.files, "auto", encoding)):
+        config["readers"] = readers  # the same: only formats whose reader changed
     described = source.describe()
     manifest_path = out / "manifest.json"
     if not force and _manifest_matches(manifest_path, config, described):

@@ -70,6 +70,16 @@ READERS = {
     "tsv": partial(tabular.read, delimiter="\t"),
 }
 FORMATS = ("auto", *READERS)
+#: Readers whose records for the same file changed after folders were made with them
+#: (session 21 of issue #29: NIKL marks and one-document files; NamuWiki null text, redirects
+#: without a space and Parquet copies; CSV/TSV default columns and TSV found by its header;
+#: CoNLL-U and Arrow new). A stage names those of the formats its inputs are read with
+#: (`reader_versions`) in its fingerprint or manifest, so that a folder an older reader made
+#: is not reused as up to date; runs reading only other formats (text, JSON Lines, records,
+#: WikiExtractor, petitions) keep their fingerprints.
+READER_VERSIONS = {
+    "modu": 2, "namuwiki": 2, "parquet": 2, "arrow": 1, "csv": 2, "tsv": 2, "conllu": 1,
+}  # fmt: skip
 #: What `detect_format` calls a Wikipedia XML dump (``*-pages-articles.xml.bz2``): no reader
 #: (its wikitext needs WikiExtractor's templates and tables), an error that says so.
 MEDIAWIKI_DUMP = "mediawiki-xml"
@@ -186,6 +196,15 @@ def detect_format(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     if ext == ".jsonl":
         return "jsonl"
     return "text"
+
+
+def reader_versions(
+    files: Iterable[str], fmt: str = "auto", encoding: str = "utf-8"
+) -> dict[str, int]:
+    """`READER_VERSIONS` of the formats `files` are read with (`fmt`, or each one's detected
+    format); empty when none has changed, so that such runs keep their fingerprints."""
+    formats = {detect_format(f, encoding) if fmt == "auto" else fmt for f in files}
+    return {f: READER_VERSIONS[f] for f in sorted(formats) if f in READER_VERSIONS}
 
 
 def excluded(path: str, patterns: Iterable[str]) -> bool:
@@ -358,6 +377,8 @@ def reader_config(args: argparse.Namespace) -> dict:
 
 
 __all__ = [
+    "READER_VERSIONS",
+    "reader_versions",
     "add_reader_arguments",
     "reader_config",
     "FORMATS",
