@@ -187,7 +187,7 @@ BINARY_MAGIC = (
     (b"GIF87a", "GIF image"),
     (b"GIF89a", "GIF image"),
     (b"%PDF-", "PDF document"),
-    (b"PK\x03\x04", "ZIP archive (zip, xlsx, docx)"),
+    (b"PK\x03\x04", "ZIP archive (zip, docx)"),
     (b"7z\xbc\xaf\x27\x1c", "7z archive"),
     (b"\x7fELF", "executable"),
     (b"SQLite format 3\x00", "SQLite database"),
@@ -204,11 +204,14 @@ ARROW_STREAM_MAGIC = b"\xff\xff\xff\xff"
 
 def table_kind(path: str | os.PathLike) -> str | None:
     """``"parquet"`` or ``"arrow"`` for a table file the readers read
-    (`corpus.readers.parquet`), by its first bytes; None for anything else."""
+    (`corpus.readers.parquet`), ``"xlsx"`` for an Excel workbook (a ZIP file named
+    ``.xlsx``/``.xlsm``: `corpus.readers.spreadsheet`), by its first bytes; None otherwise."""
     with open(path, "rb") as fh:
         head = fh.read(8)
     if head.startswith(PARQUET_MAGIC):
         return "parquet"
+    if head.startswith(b"PK\x03\x04") and os.fspath(path).lower().endswith((".xlsx", ".xlsm")):
+        return "xlsx"
     if head.startswith(ARROW_FILE_MAGIC) or (
         head.startswith(ARROW_STREAM_MAGIC) and os.fspath(path).endswith(".arrow")
     ):
@@ -220,7 +223,7 @@ def table_kind(path: str | os.PathLike) -> str | None:
 #: compressed, not archives of several): NIKL and AI Hub ship their corpora as ZIP files,
 #: NamuWiki its dump as a .7z.
 UNPACK_HINT = {
-    "ZIP archive (zip, xlsx, docx)": "a .zip: unzip it and give the folder",
+    "ZIP archive (zip, docx)": "a .zip: unzip it and give the folder",
     "7z archive": "a .7z: unpack it (7z x) and give the file or folder",
     TAR_ARCHIVE: "unpack it (tar -xf) and give the folder",
 }

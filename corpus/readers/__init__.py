@@ -38,6 +38,7 @@ from corpus.readers import (
     parquet,
     petitions,
     plaintext,
+    spreadsheet,
     tabular,
     wikiextractor,
 )
@@ -68,6 +69,7 @@ READERS = {
     "conllu": conllu.read,
     "csv": partial(tabular.read, delimiter=","),
     "tsv": partial(tabular.read, delimiter="\t"),
+    "xlsx": spreadsheet.read,
 }
 FORMATS = ("auto", *READERS)
 #: Readers whose records for the same file changed after folders were made with them

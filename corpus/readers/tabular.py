@@ -53,7 +53,7 @@ def _rows(path: str, opts: ReadOptions, delimiter: str) -> Iterator[tuple[int, l
         yield start, row
 
 
-def _column_index(header: list[str], column: str | None, path: str, lineno: int) -> int:
+def column_index(header: list[str], column: str | None, path: str, lineno: int) -> int:
     """The text column's position in `header`: `column`'s, or the first of `TEXT_COLUMNS`
     (names compared without surrounding spaces). Errors give the header's width, never its
     fields: a file without a header would put its first row's text in the message."""
@@ -68,7 +68,7 @@ def _column_index(header: list[str], column: str | None, path: str, lineno: int)
     name = next((c for c in TEXT_COLUMNS if c in names), None)
     if name is None:
         raise InputError(
-            path, None, f"CSV/TSV input needs --column (a header name or a 0-based index): the "
+            path, None, f"the table needs --column (a header name or a 0-based index): the "
             f"first line's {len(header)} fields name no usual text column "
             f"({', '.join(TEXT_COLUMNS)})",
         )  # fmt: skip
@@ -86,7 +86,7 @@ def read(path: str, opts: ReadOptions, delimiter: str) -> Iterator[CorpusRecord]
         if first is None:
             return
         header = first[1]
-        index = _column_index(header, opts.column, path, first[0])
+        index = column_index(header, opts.column, path, first[0])
     width = len(header) if header is not None else None
     key = file_key(path)
     for lineno, row in rows:
