@@ -27,7 +27,9 @@ reading each file whole (tested on a 200 MB file):
 * Only line-oriented formats are split (plain text, JSON Lines, corpus
   records, petitions); WikiExtractor ``<doc>`` blocks and CSV rows can span
   lines, so those files stay one shard each (WikiExtractor dumps come as many
-  small files anyway).
+  small files anyway). The one exception is the NamuWiki dump, one line of
+  several GB: a plain one is cut between its elements (`corpus.array_shards`),
+  each range numbering its elements as the whole file does.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from corpus.array_shards import element_ranges
 from corpus.textio import (
     DEFAULT_MAX_LINE_BYTES,
     ByteRange,
@@ -239,7 +242,12 @@ def plan_shards(
             shards.append(Shard(path))
             continue
         real_fmt = detect_format(path, encoding) if fmt == "auto" else fmt
-        if real_fmt not in SPLITTABLE_FORMATS:
+        if real_fmt == "namuwiki" and kind is None:  # one line of GB: cut between elements
+            shards.extend(
+                Shard(path, byte_range=r, first_line=first, format=real_fmt)
+                for r, first in element_ranges(path, size, shard_bytes)
+            )
+        elif real_fmt not in SPLITTABLE_FORMATS:
             shards.append(Shard(path))
         elif kind is None:
             shards.extend(_range_shards(path, size, shard_bytes, real_fmt, workers))

@@ -205,3 +205,60 @@ def test_the_hugging_face_parquet_copy_reads_as_the_dump(tmp_path):
     pq.write_table(pa.table({"title": ["가"], "text": ["나"]}), p)
     with pytest.raises(InputError, match="not a NamuWiki table \\(no 'namespace'\\)"):
         list(iter_records(p, fmt="namuwiki"))
+
+
+def _dump(n: int) -> list[dict]:
+    """Articles of varied sizes and kinds: other namespaces, redirects, one without a title."""
+    arts = []
+    for i in range(n):
+        text = f"'''문서{i}'''는 [[예시|보기]]이다. 둘째 문장이다. " * (1 + i % 6)
+        text = "#redirect 문서1" if i % 13 == 0 else text
+        ns = "1" if i % 11 == 0 else "0"
+        arts.append({"namespace": ns, "title": f"문서{i}", "text": text, "contributors": ["u"]})
+    del arts[5]["title"]  # its id is its position in the array, split or not
+    return arts
+
+
+@pytest.mark.parametrize("layout", ["minified", "pretty"])
+def test_a_large_dump_is_cut_between_articles_with_one_shard_output(tmp_path, layout):
+    """The dump is one line of GB: `--shard-bytes` cuts it between its articles (found without
+    parsing), and the records and stats of the ranges equal those of the whole file."""
+    from corpus.array_shards import element_ranges
+
+    arts = _dump(400)
+    p = tmp_path / "in" / "namuwiki.json"
+    p.parent.mkdir()
+    kw = {"separators": (",", ":")} if layout == "minified" else {"indent": 1}
+    p.write_text(json.dumps(arts, ensure_ascii=False, **kw), encoding="utf-8")
+    size = p.stat().st_size
+    ranges = element_ranges(str(p), size, size // 6)
+    assert len(ranges) >= 6 and [first for _, first in ranges][0] == 1
+    runs = {}
+    for name, extra in (("whole", []), ("split", ["--shard-bytes", str(size // 6)])):
+        out = tmp_path / name
+        prepare.main(["--input", str(p), "--output", str(out), "--workers", "1", *extra])
+        runs[name] = (shard_records(out), json.loads((out / "stats.json").read_text()))
+    assert json.loads((tmp_path / "split" / "manifest.json").read_text())["shards"] == len(ranges)
+    assert runs["split"] == runs["whole"]
+    assert any(r["id"].startswith("in/namuwiki.json:6-") for r in runs["whole"][0])
+
+
+def test_a_range_names_its_bad_article_by_its_number_in_the_whole_file(tmp_path):
+    from corpus.readers import ReadOptions
+    from corpus.sharding import plan_shards
+
+    arts = _dump(60)
+    arts[47]["text"] = 47  # not text
+    p = tmp_path / "namuwiki.json"
+    p.write_text(json.dumps(arts, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    shards = plan_shards([str(p)], shard_bytes=p.stat().st_size // 5)
+    assert len(shards) >= 5
+    errors = []
+    for sh in shards:
+        opts = ReadOptions()
+        opts.byte_range, opts.physical_path, opts.first_line = sh.read_options()
+        try:
+            list(iter_records(p, fmt="namuwiki", options=opts))
+        except InputError as e:
+            errors.append(str(e))
+    assert errors == [f"{p}: missing field: element 48 has no string 'text'"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Callable, Generator, Iterator
+from typing import BinaryIO
 
 import ijson
 
@@ -45,15 +46,19 @@ def element_record(obj: object, path: str, n: int, opts: ReadOptions) -> CorpusR
 
 
 def stream_items(
-    path: str, opts: ReadOptions, prefix: str = "item", what: str = "element"
+    path: str,
+    opts: ReadOptions,
+    prefix: str = "item",
+    what: str = "element",
+    source: BinaryIO | None = None,
 ) -> Iterator[tuple[int, object]]:
     """``(n, item)`` for each item under `prefix` (ijson's path: ``item`` for the elements
     of a top-level array), 1-based, one in memory at a time. Broken JSON ends the file
     there: an `InputError` naming the last good item (quarantined in ``skip`` mode)."""
     if opts.encoding != "utf-8":
         raise ValueError(f"{path}: JSON files are read as UTF-8 (--encoding {opts.encoding})")
-    n = 0
-    with open_binary(os.fspath(path)) as fh:
+    n = opts.first_line - 1  # a range of a larger array (`corpus.array_shards`) numbers on
+    with source or open_binary(os.fspath(path)) as fh:
         items = ijson.items(WithoutBom(fh), prefix, use_float=True)
         while True:
             try:
@@ -82,12 +87,13 @@ def records_of_items(
     record: Callable[[object, str, int, ReadOptions], CorpusRecord | str],
     prefix: str = "item",
     what: str = "element",
+    source: BinaryIO | None = None,
 ) -> Generator[CorpusRecord, None, int]:
     """The records `record` makes of the items of `stream_items`; a string it returns is why
     an item is skipped (counted in `opts`), an `InputError` a bad item (raised or
     quarantined). Returns how many items were read."""
     n = 0
-    for n, obj in stream_items(path, opts, prefix, what):
+    for n, obj in stream_items(path, opts, prefix, what, source):
         try:
             rec = record(obj, path, n, opts)
         except InputError as e:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from corpus.array_shards import range_stream
 from corpus.namumark import is_redirect, namumark_text
 from corpus.readers.base import ReadOptions, file_key
 from corpus.readers.json_array import records_of_items
@@ -51,4 +52,6 @@ def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
 
         yield from parquet.read(path, opts, namuwiki=True)
         return
-    yield from records_of_items(path, opts, article_record)
+    # a range of a dump cut between its elements (`corpus.array_shards`), or the whole file
+    source = range_stream(path, opts.byte_range) if opts.byte_range is not None else None
+    yield from records_of_items(path, opts, article_record, source=source)
