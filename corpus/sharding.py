@@ -74,7 +74,10 @@ class Shard:
     def describe(self) -> dict:
         """A JSON description for the manifest's shard plan."""
         out: dict = {"input": self.path}
-        if self.byte_range is not None:
+        if self.byte_range is not None and self.format == "namuwiki":  # cut between articles
+            out["bytes"] = [self.byte_range.start, self.byte_range.end]
+            out["first_element"] = self.first_line
+        elif self.byte_range is not None:
             out["bytes"] = [self.byte_range.start, self.byte_range.end]
             out["newlines_before"] = self.byte_range.newlines_before
         if self.chunk is not None:

@@ -238,7 +238,9 @@ def test_a_large_dump_is_cut_between_articles_with_one_shard_output(tmp_path, la
         out = tmp_path / name
         prepare.main(["--input", str(p), "--output", str(out), "--workers", "1", *extra])
         runs[name] = (shard_records(out), json.loads((out / "stats.json").read_text()))
-    assert json.loads((tmp_path / "split" / "manifest.json").read_text())["shards"] == len(ranges)
+    manifest = json.loads((tmp_path / "split" / "manifest.json").read_text())
+    assert manifest["shards"] == len(ranges)
+    assert [sh["first_element"] for sh in manifest["shard_plan"]] == [f for _, f in ranges]
     assert runs["split"] == runs["whole"]
     assert any(r["id"].startswith("in/namuwiki.json:6-") for r in runs["whole"][0])
 
