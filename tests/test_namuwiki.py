@@ -216,6 +216,8 @@ def _dump(n: int) -> list[dict]:
         ns = "1" if i % 11 == 0 else "0"
         arts.append({"namespace": ns, "title": f"문서{i}", "text": text, "contributors": ["u"]})
     del arts[5]["title"]  # its id is its position in the array, split or not
+    # an article quoting the boundary bytes: inside a JSON string its quotes are escaped
+    arts[9]["text"] += ' 예: },{"namespace":"0","title":"가짜"} 그리고 , { "namespace" : 끝.'
     return arts
 
 
