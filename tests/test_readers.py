@@ -344,3 +344,27 @@ def test_changed_readers_enter_fingerprints_and_only_they(tmp_path):
     assert executor._fingerprint("s", {}, [], {"conllu": 1}) != executor._fingerprint(
         "s", {}, [], {}
     )
+
+
+def test_several_columns_make_one_record_of_lines(tmp_path, data_dir):
+    """``--column Q,A``: a question and its answer (or a premise and its hypothesis) as one
+    record, one line each, so the pair stays one document; by index on a headerless file;
+    a header name that itself holds a comma is taken whole; a blank cell adds no line.
+    On the shared ChatbotData.csv and KorNLI's dev set (real files)."""
+    c = tmp_path / "qa.csv"
+    c.write_text('Q,A,"a,b",label\n안녕?,반가워.,x,0\n뭐 해?,,y,1\n', encoding="utf-8")
+    recs = list(iter_records(c, column="Q,A"))
+    assert [r.text for r in recs] == ["안녕?\n반가워.", "뭐 해?"]
+    assert recs[0].extra == {"a,b": "x", "label": "0"}
+    assert [r.text for r in iter_records(c, column="a,b")] == ["x", "y"]
+    bare = tmp_path / "bare.tsv"
+    bare.write_text("1\t첫째\t둘째\n2\t셋째\t넷째\n", encoding="utf-8")
+    assert [r.text for r in iter_records(bare, column="2,1")] == ["둘째\n첫째", "넷째\n셋째"]
+    with pytest.raises(InputError, match="no column 'B' in the first line's 4 fields"):
+        list(iter_records(c, column="Q,B"))
+    chat = list(iter_records(data_dir / "corpus" / "chatbot-data" / "ChatbotData.csv",
+                             column="Q,A"))  # fmt: skip
+    assert len(chat) == 11823 and all(r.text.count("\n") == 1 for r in chat)
+    nli = data_dir / "corpus" / "kornlu" / "KorNLI" / "xnli.dev.ko.tsv"
+    pairs = list(iter_records(nli, column="sentence1,sentence2"))
+    assert len(pairs) > 2000 and set(pairs[0].extra) == {"gold_label"}

@@ -53,6 +53,11 @@ def test_a_record_per_row_of_every_sheet(tmp_path):
         "날짜": "2021-03-01T00:00:00",
     }
     assert opts.skipped == {"blank_line": 1} and recs[0].source == "aihub"
+    with pytest.raises(InputError, match="sheet '요약'.*no column '번역문'"):
+        list(iter_records(p, column="원문,번역문"))  # the second sheet has no 번역문
+    sheet = [r.text for r in iter_records(p, column="원문,번역문", on_error="skip")]
+    assert sheet == ["안녕하세요. 반갑습니다.\nHello. Nice to meet you.", "(no source)",
+                     "두 번째 문장이다.\nThe second sentence."]  # fmt: skip
 
 
 def test_the_usual_text_column_or_a_named_error(tmp_path):

@@ -328,8 +328,9 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--column",
         default=None,
-        help="CSV/TSV column (header name or 0-based index; default: the header's first usual "
-        "text column, such as document, comments or 본문)",
+        help="CSV/TSV/Excel text column: a header name or a 0-based index, or several joined "
+        "by commas (Q,A: one record of their cells as lines); default: the header's first "
+        "usual text column, such as document, comments or 본문",
     )
     g.add_argument(
         "--encoding",

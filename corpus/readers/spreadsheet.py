@@ -3,13 +3,13 @@ corpora, dialogue and domain collections), and before this reader a workbook was
 a ZIP archive. Read with openpyxl in read-only mode, a row at a time.
 
 Every sheet is read in order; its first row is its header, and the text column is
-``--column`` (a header name, or a 0-based index) or the header's first usual text column
-(`corpus.readers.tabular.TEXT_COLUMNS`), as for CSV and TSV. A row is a record with id
-``<file key>:<sheet>:<row number>`` (1-based, as Excel numbers them); the other columns are
-kept as extra fields (numbers as they are, dates as ISO strings); a row whose text cell is
-empty is counted as ``blank_line``; a sheet without the column is an error naming the file
-and the sheet (its header's width, never its fields), or with ``--on-error skip`` a sheet
-left out and counted in the quarantine.
+``--column`` (a header name, a 0-based index, or several joined by commas) or the header's
+first usual text column (`corpus.readers.tabular.TEXT_COLUMNS`), as for CSV and TSV. A row
+is a record with id ``<file key>:<sheet>:<row number>`` (1-based, as Excel numbers them);
+the other columns are kept as extra fields (numbers as they are, dates as ISO strings); a
+row whose text cells are empty is counted as ``blank_line``; a sheet without the column is
+an error naming the file and the sheet (its header's width, never its fields), or with
+``--on-error skip`` a sheet left out and counted in the quarantine.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import datetime
 from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions, file_key
-from corpus.readers.tabular import column_index
+from corpus.readers.tabular import column_indices, indices_without_header, row_text
 from corpus.records import CorpusRecord
 from corpus.textio import InputError, handle
 
@@ -56,24 +56,25 @@ def _sheet_records(sheet, key: str, path: str, opts: ReadOptions) -> Iterator[Co
         return
     names = [_text(h) for h in header]
     where = f"{path} (sheet {sheet.title!r})"
-    column = opts.column
-    if isinstance(column, int) or (column is not None and str(column).isdigit()):
-        index = int(column)
-    else:
+    indices = indices_without_header(opts.column)
+    if indices is None:
         try:
-            index = column_index(names, column, where, 1)
+            indices = column_indices(names, opts.column, where, 1)
         except InputError as e:  # this sheet is skipped (and counted) in skip mode
             handle(e, opts.on_error, opts.quarantine)
             return
     for number, row in enumerate(rows, 2):
         if opts.quarantine is not None:
             opts.quarantine.lines += 1
-        text = _text(row[index]) if index < len(row) else ""
+        cells = [_text(row[i]) if i < len(row) else "" for i in range(max(indices) + 1)]
+        text = row_text(cells, indices)
         if not text.strip():
             opts.count("blank_line")
             continue
         extra = {
-            n: _cell(v) for i, (n, v) in enumerate(zip(names, row, strict=False)) if i != index
+            n: _cell(v)
+            for i, (n, v) in enumerate(zip(names, row, strict=False))
+            if i not in indices
         }
         yield CorpusRecord(
             id=f"{key}:{sheet.title}:{number}", text=text, source=opts.source_for(path),

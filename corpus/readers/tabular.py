@@ -6,7 +6,9 @@ header when the column is given by name; a row with the wrong number of
 columns is bad input. Ids are ``<file key>:<line of the row's start>``.
 Without ``--column``, the header's first usual text column (`TEXT_COLUMNS`: NSMC's
 ``document``, the hate-speech set's ``comments``, AI Hub's ``본문``/``내용``/``문장``) is the
-text, as the JSON readers choose theirs; a header without one is an error listing it.
+text, as the JSON readers choose theirs; a header without one is an error giving its width.
+Several columns joined by commas (``--column Q,A``: a question and its answer, a premise and
+its hypothesis) make one record whose lines are those cells, in that order.
 ``--format auto`` also takes a file of another suffix for TSV when its first line is such a
 header and its second has as many tabs (NSMC's ``ratings_train.txt``).
 """
@@ -53,18 +55,30 @@ def _rows(path: str, opts: ReadOptions, delimiter: str) -> Iterator[tuple[int, l
         yield start, row
 
 
-def column_index(header: list[str], column: str | None, path: str, lineno: int) -> int:
-    """The text column's position in `header`: `column`'s, or the first of `TEXT_COLUMNS`
-    (names compared without surrounding spaces). Errors give the header's width, never its
-    fields: a file without a header would put its first row's text in the message."""
+def indices_without_header(column: str | int | None) -> list[int] | None:
+    """The 0-based positions `column` gives when it names no header (``2``, ``"0,2"``), else
+    None (a header name, several, or nothing: the header decides)."""
+    if isinstance(column, int):
+        return [column]
+    parts = [p.strip() for p in str(column).split(",")] if column is not None else []
+    return [int(p) for p in parts] if parts and all(p.isdigit() for p in parts) else None
+
+
+def column_indices(header: list[str], column: str | None, path: str, lineno: int) -> list[int]:
+    """The text columns' positions in `header`: `column`'s (a name, or several joined by
+    commas: ``Q,A``; a name that holds a comma itself is taken whole first), or the first of
+    `TEXT_COLUMNS` (names compared without surrounding spaces). Errors give the header's
+    width, never its fields: a file without a header would put its first row's text there."""
     names = [h.strip() for h in header]
     if column is not None:
-        if column.strip() not in names:
+        wanted = [column.strip()] if column.strip() in names else column.split(",")
+        missing = [w.strip() for w in wanted if w.strip() not in names]
+        if missing:
             raise InputError(
-                path, lineno, f"wrong columns: no column {column!r} in the first line's "
+                path, lineno, f"wrong columns: no column {missing[0]!r} in the first line's "
                 f"{len(header)} fields (is it a header?)",
             )  # fmt: skip
-        return names.index(column.strip())
+        return [names.index(w.strip()) for w in wanted]
     name = next((c for c in TEXT_COLUMNS if c in names), None)
     if name is None:
         raise InputError(
@@ -72,21 +86,26 @@ def column_index(header: list[str], column: str | None, path: str, lineno: int) 
             f"first line's {len(header)} fields name no usual text column "
             f"({', '.join(TEXT_COLUMNS)})",
         )  # fmt: skip
-    return names.index(name)
+    return [names.index(name)]
+
+
+def row_text(row: list[str], indices: list[int]) -> str:
+    """The text of a row: its one text cell as it is, or several non-blank cells as lines."""
+    if len(indices) == 1:
+        return row[indices[0]]
+    return "\n".join(row[i] for i in indices if row[i].strip())
 
 
 def read(path: str, opts: ReadOptions, delimiter: str) -> Iterator[CorpusRecord]:
     rows = _rows(path, opts, delimiter)
     header: list[str] | None = None
-    index: int
-    if opts.column is not None and (isinstance(opts.column, int) or str(opts.column).isdigit()):
-        index = int(opts.column)
-    else:
+    indices = indices_without_header(opts.column)
+    if indices is None:
         first = next(rows, None)
         if first is None:
             return
         header = first[1]
-        index = column_index(header, opts.column, path, first[0])
+        indices = column_indices(header, opts.column, path, first[0])
     width = len(header) if header is not None else None
     key = file_key(path)
     for lineno, row in rows:
@@ -97,13 +116,17 @@ def read(path: str, opts: ReadOptions, delimiter: str) -> Iterator[CorpusRecord]
             err = InputError(path, lineno, f"wrong columns: {len(row)} fields, header has {width}")
             handle(err, opts.on_error, opts.quarantine)
             continue
-        if index >= len(row):
-            err = InputError(path, lineno, f"wrong columns: no column {index} in {len(row)} fields")
+        if max(indices) >= len(row):
+            err = InputError(
+                path, lineno, f"wrong columns: no column {max(indices)} in {len(row)} fields"
+            )
             handle(err, opts.on_error, opts.quarantine)
             continue
         extra = {}
         if header is not None:
-            extra = {h: v for h, v in zip(header, row, strict=True) if h != header[index]}
+            extra = {h: v for i, (h, v) in enumerate(zip(header, row, strict=True))
+                     if i not in indices}  # fmt: skip
         yield CorpusRecord(
-            id=f"{key}:{lineno}", text=row[index], source=opts.source_for(path), extra=extra
-        )
+            id=f"{key}:{lineno}", text=row_text(row, indices), source=opts.source_for(path),
+            extra=extra,
+        )  # fmt: skip
