@@ -110,9 +110,10 @@ def _is_modu(path: str) -> bool:
     """Whether a JSON file that is not JSON Lines is a NIKL file: a ``"document"`` list (or
     object) near its start, after the corpus's ``id`` and ``metadata``; or one document whose
     NIKL id (``SBRW1900000001``: four capitals, digits) comes with a list of units."""
-    return _head_has(path, rb'"document"\s*:\s*[\[{]') or _head_has(
-        path, rb'"id"\s*:\s*"[A-Z]{4}[0-9]{6}', rb'"(?:paragraph|utterance|sentence)"\s*:\s*\['
-    )
+    with open_binary(path) as fh:
+        head = fh.read(1 << 16)
+    where = modu.layout(head)
+    return where in ("list", "document") or (where == "" and bool(modu.NIKL_ID_FIELD.search(head)))
 
 
 def _modu_object(obj: dict) -> bool:
@@ -120,7 +121,7 @@ def _modu_object(obj: dict) -> bool:
     document with a NIKL id and a list of units (as `_is_modu` tells from the bytes)."""
     if isinstance(obj.get("document"), list | dict):
         return True
-    nikl_id = isinstance(obj.get("id"), str) and re.match(r"[A-Z]{4}[0-9]{6}", obj["id"])
+    nikl_id = isinstance(obj.get("id"), str) and modu.NIKL_ID.match(obj["id"])
     return bool(nikl_id) and any(isinstance(obj.get(k), list) for k in modu.UNIT_LISTS)
 
 

@@ -48,6 +48,13 @@ _EVENT_TAG = re.compile(r"\{[a-z]+(?::\s*[a-z]+)?\}")
 _INAUDIBLE = re.compile(r"\(\([xX\s]*\)\)")
 _GUESSED = re.compile(r"\(\(([^()]+)\)\)")
 _SPACES = re.compile(r"[ \t]{2,}")
+#: How NIKL files show their layout in their first bytes (`layout`), and a NIKL document id
+#: (``SBRW1900000001``: four capitals, then digits).
+_DOCUMENT_LIST = re.compile(rb'"document"\s*:\s*\[')
+_DOCUMENT_OBJECT = re.compile(rb'"document"\s*:\s*\{')
+_UNIT_LIST = re.compile(rb'"(?:' + "|".join(UNIT_LISTS).encode() + rb')"\s*:\s*\[')
+NIKL_ID = re.compile(r"[A-Z]{4}[0-9]{6}")
+NIKL_ID_FIELD = re.compile(rb'"id"\s*:\s*"' + NIKL_ID.pattern.encode())
 
 
 def utterance_text(form: str) -> str:
@@ -92,25 +99,28 @@ def document_record(doc: object, path: str, n: int, opts: ReadOptions) -> Corpus
     )
 
 
-def _layout(path: str) -> str | None:
-    """How a file holds its documents, from its first 64 KiB: ``"list"`` (a ``"document"``
+def layout(head: bytes) -> str | None:
+    """How a file holds its documents, from its first bytes: ``"list"`` (a ``"document"``
     list), ``"document"`` (one document as the ``"document"`` object: the parliament
     records), ``""`` (one document at the file's top, its units there); None for none."""
-    with open_binary(path) as fh:
-        head = fh.read(1 << 16)
-    if re.search(rb'"document"\s*:\s*\[', head):
+    if _DOCUMENT_LIST.search(head):
         return "list"
-    if re.search(rb'"document"\s*:\s*\{', head):
+    if _DOCUMENT_OBJECT.search(head):
         return "document"
-    return "" if re.search(rb'"(?:paragraph|utterance|sentence)"\s*:\s*\[', head) else None
+    return "" if _UNIT_LIST.search(head) else None
+
+
+def _layout(path: str) -> str | None:
+    with open_binary(path) as fh:
+        return layout(fh.read(1 << 16))
 
 
 def read(path: str, opts: ReadOptions) -> Iterator[CorpusRecord]:
-    layout = _layout(path)  # decided first: a broken file is read, and reported, once
-    prefix = layout if layout in ("document", "") else "document.item"
+    where = _layout(path)  # decided first: a broken file is read, and reported, once
+    prefix = where if where in ("document", "") else "document.item"
     bad = opts.quarantine.total if opts.quarantine is not None else 0
     n = yield from records_of_items(path, opts, document_record, prefix, "document")
     reported = opts.quarantine is not None and opts.quarantine.total > bad
-    if n == 0 and layout is None and not reported:  # (an empty "list" is an empty file)
+    if n == 0 and where is None and not reported:  # (an empty "list" is an empty file)
         err = InputError(path, None, "no documents: not a MODU file (no 'document' list)")
         handle(err, opts.on_error, opts.quarantine)
