@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import BinaryIO
 
 import ijson
@@ -89,11 +89,23 @@ def records_of_items(
     what: str = "element",
     source: BinaryIO | None = None,
 ) -> Generator[CorpusRecord, None, int]:
-    """The records `record` makes of the items of `stream_items`; a string it returns is why
-    an item is skipped (counted in `opts`), an `InputError` a bad item (raised or
-    quarantined). Returns how many items were read."""
+    """The records `record` makes of the items of `stream_items` (`records_from`). Returns how
+    many items were read."""
+    return (yield from records_from(stream_items(path, opts, prefix, what, source), path, opts,
+                                    record))  # fmt: skip
+
+
+def records_from(
+    items: Iterable[tuple[int, object]],
+    path: str,
+    opts: ReadOptions,
+    record: Callable[[object, str, int, ReadOptions], CorpusRecord | str],
+) -> Generator[CorpusRecord, None, int]:
+    """The records `record` makes of numbered `items` (a JSON array's elements, a table's
+    rows); a string it returns is why an item is skipped (counted in `opts`), an
+    `InputError` a bad item (raised or quarantined). Returns the last item's number."""
     n = 0
-    for n, obj in stream_items(path, opts, prefix, what, source):
+    for n, obj in items:
         try:
             rec = record(obj, path, n, opts)
         except InputError as e:

@@ -22,6 +22,7 @@ import decimal
 from collections.abc import Iterator
 
 from corpus.readers.base import ReadOptions
+from corpus.readers.json_array import records_from
 from corpus.readers.jsonl import DEFAULT_TEXT_FIELDS, document_text, to_record
 from corpus.readers.namuwiki import article_record
 from corpus.records import CorpusRecord
@@ -97,18 +98,23 @@ class _Table:
             for batch in batches:
                 yield batch.select(columns) if columns else batch
 
-    def rows(self, opts: ReadOptions, columns: list[str] | None = None) -> Iterator[dict]:
-        """Each row as a dict of `columns` (all by default), a batch in memory at a time. A
-        file that breaks off (truncated, corrupt) ends there: an `InputError` naming the
-        rows read, raised or quarantined as `opts` says."""
+    def rows(
+        self, opts: ReadOptions, columns: list[str] | None = None
+    ) -> Iterator[tuple[int, dict]]:
+        """``(row number, row)`` with the row a dict of `columns` (all by default), 1-based, a
+        batch in memory at a time, each counted as a line read. A file that breaks off
+        (truncated, corrupt) ends there: an `InputError` naming the rows read, raised or
+        quarantined as `opts` says."""
         import pyarrow as pa
 
         n = 0
         try:
             for batch in self._batches(columns):
-                rows = batch.to_pylist()
-                yield from rows
-                n += len(rows)
+                for values in batch.to_pylist():
+                    n += 1
+                    if opts.quarantine is not None:
+                        opts.quarantine.lines += 1
+                    yield n, values
         except (pa.ArrowInvalid, OSError) as e:
             reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
             err = InputError(
@@ -129,23 +135,21 @@ def read(path: str, opts: ReadOptions, namuwiki: bool = False) -> Iterator[Corpu
     text_col = _text_column(names, opts, path)
     if opts.id_field is not None and opts.id_field not in names:
         raise InputError(path, None, f"missing field: no column {opts.id_field!r}")
-    for row, values in enumerate(table.rows(opts), 1):
-        if opts.quarantine is not None:
-            opts.quarantine.lines += 1
+
+    def row_record(values: dict, path: str, row: int, opts: ReadOptions) -> CorpusRecord | str:
         text = document_text(values.get(text_col))
         if text is None:
-            err = InputError(
+            raise InputError(
                 path, None, f"wrong type: row {row}: {text_col!r} is not text (a string "
                 "or a list of strings)",
             )  # fmt: skip
-            handle(err, opts.on_error, opts.quarantine)
-            continue
         if not text.strip():
-            opts.count("empty_document")
-            continue
+            return "empty_document"
         # the id, source and extra fields chosen as for a JSON Lines object
         fields = {k: _jsonable(v) for k, v in values.items()} | {text_col: text}
-        yield to_record(fields, path, row, opts)
+        return to_record(fields, path, row, opts)
+
+    yield from records_from(table.rows(opts), path, opts, row_record)
 
 
 def _articles(
@@ -158,15 +162,4 @@ def _articles(
     missing = [c for c in columns if c not in names]
     if missing:
         raise InputError(path, None, f"missing field: not a NamuWiki table (no {missing[0]!r})")
-    for row, values in enumerate(table.rows(opts, columns), 1):
-        if opts.quarantine is not None:
-            opts.quarantine.lines += 1
-        try:
-            rec = article_record(values, path, row, opts)
-        except InputError as e:
-            handle(e, opts.on_error, opts.quarantine)
-            continue
-        if isinstance(rec, str):
-            opts.count(rec)
-            continue
-        yield rec
+    yield from records_from(table.rows(opts, columns), path, opts, article_record)
