@@ -28,6 +28,8 @@ from corpus.textio import InputError, handle
 FIRST_LINE = re.compile(r"#\s*(?:sent_id|newdoc id)\s*=")
 #: Columns of a token row: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC.
 COLUMNS = 10
+#: A word id: ``3``, a multiword token's range ``1-2``, an empty node ``3.1``.
+_WORD_ID = re.compile(r"\d+(?:[-.]\d+)?")
 
 
 @dataclass
@@ -57,7 +59,7 @@ class _Block:
 def _row(line: str, path: str, lineno: int) -> list[str]:
     cols = line.split("\t")
     wid = cols[0]
-    if len(cols) != COLUMNS or not re.fullmatch(r"\d+(?:[-.]\d+)?", wid):
+    if len(cols) != COLUMNS or not _WORD_ID.fullmatch(wid):
         raise InputError(
             path, lineno, f"wrong columns: a CoNLL-U token row has {COLUMNS} tab-separated "
             f"columns starting with a word id, this one {len(cols)}",
